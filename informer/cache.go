@@ -1,0 +1,217 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Object is what an informer caches: any API object with object metadata,
+// such as *corev1.Pod, *unstructured.Unstructured or
+// *metav1.PartialObjectMetadata.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// NamespaceIndex names the index every Cache has: objects by namespace.
+const NamespaceIndex = "namespace"
+
+// IndexFunc returns the values under which obj is found in an index, e.g.
+// the node name of a Pod or the UIDs of its owners.
+type IndexFunc[T Object] func(obj T) ([]string, error)
+
+// ErrUnknownIndex is returned for queries naming an index the Cache lacks.
+var ErrUnknownIndex = errors.New("unknown index")
+
+// Key returns the cache key of an object: "namespace/name", or "name" for
+// cluster-scoped objects (the same keys client-go uses).
+func Key(obj metav1.Object) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return ns + "/" + obj.GetName()
+	}
+	return obj.GetName()
+}
+
+// Cache is a thread-safe store of objects keyed by namespace/name, with
+// named indexes. The informer fills it; everyone else reads it.
+//
+// Objects in the cache are shared with every reader and with the informer's
+// handlers: treat them as read-only. To change one, DeepCopy it first.
+type Cache[T Object] struct {
+	mu       sync.RWMutex
+	items    map[string]T
+	indexes  map[string]*index[T]
+	syncedRV string // the resourceVersion the contents reflect
+}
+
+// LastSyncResourceVersion returns the resourceVersion the cache reflects:
+// every change up to it, and none after it, has been applied.
+func (c *Cache[T]) LastSyncResourceVersion() string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.syncedRV
+}
+
+func (c *Cache[T]) setSyncedRV(rv string) {
+	c.mu.Lock()
+	c.syncedRV = rv
+	c.mu.Unlock()
+}
+
+// index maps each indexed value to the set of keys of objects carrying it.
+type index[T Object] struct {
+	fn        IndexFunc[T] // nil for the built-in namespace index
+	keysByVal map[string]map[string]struct{}
+	// valsByKey remembers what a user IndexFunc returned for each key, so an
+	// object leaves the index correctly even if the func later fails or
+	// answers differently. The namespace index derives it from the object.
+	valsByKey map[string][]string
+}
+
+// values returns the index values of obj; the namespace index is computed
+// without calling through a func or allocating a slice per object.
+func (ix *index[T]) values(obj T, buf []string) ([]string, error) {
+	if ix.fn == nil {
+		return append(buf[:0], obj.GetNamespace()), nil
+	}
+	return ix.fn(obj)
+}
+
+// NewCache returns an empty cache with the namespace index.
+func NewCache[T Object]() *Cache[T] {
+	return &Cache[T]{
+		items:   make(map[string]T),
+		indexes: map[string]*index[T]{NamespaceIndex: {keysByVal: make(map[string]map[string]struct{})}},
+	}
+}
+
+// AddIndex adds an index, indexing the objects already cached. Adding a
+// name twice is an error. If fn fails for some objects the index is still
+// added without them, and the error names each.
+func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
+	if fn == nil {
+		return fmt.Errorf("informer: index %q: nil IndexFunc", name)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.indexes[name]; ok {
+		return fmt.Errorf("informer: index %q already exists", name)
+	}
+	ix := &index[T]{fn: fn, keysByVal: make(map[string]map[string]struct{}), valsByKey: make(map[string][]string)}
+	c.indexes[name] = ix
+	var errs []error
+	for key, obj := range c.items {
+		errs = append(errs, c.indexOne(name, ix, key, obj, nil))
+	}
+	return errors.Join(errs...)
+}
+
+// Get returns the object with the given namespace and name.
+func (c *Cache[T]) Get(namespace, name string) (T, bool) {
+	if namespace == "" {
+		return c.GetByKey(name)
+	}
+	return c.GetByKey(namespace + "/" + name)
+}
+
+// GetByKey returns the object stored under key ("namespace/name" or "name").
+func (c *Cache[T]) GetByKey(key string) (T, bool) {
+	c.mu.RLock()
+	obj, ok := c.items[key]
+	c.mu.RUnlock()
+	return obj, ok
+}
+
+// Len returns the number of cached objects.
+func (c *Cache[T]) Len() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.items)
+}
+
+// List returns every cached object, in no particular order.
+func (c *Cache[T]) List() []T {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]T, 0, len(c.items))
+	for _, obj := range c.items {
+		out = append(out, obj)
+	}
+	return out
+}
+
+// ListKeys returns the keys of every cached object, in no particular order.
+func (c *Cache[T]) ListKeys() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.items))
+	for key := range c.items {
+		out = append(out, key)
+	}
+	return out
+}
+
+// ByIndex returns the objects whose values in the named index include value.
+func (c *Cache[T]) ByIndex(indexName, value string) ([]T, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ix, ok := c.indexes[indexName]
+	if !ok {
+		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
+	}
+	keys := ix.keysByVal[value]
+	out := make([]T, 0, len(keys))
+	for key := range keys {
+		out = append(out, c.items[key])
+	}
+	return out, nil
+}
+
+// IndexKeys returns the keys of the objects whose values in the named index
+// include value.
+func (c *Cache[T]) IndexKeys(indexName, value string) ([]string, error) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ix, ok := c.indexes[indexName]
+	if !ok {
+		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
+	}
+	out := make([]string, 0, len(ix.keysByVal[value]))
+	for key := range ix.keysByVal[value] {
+		out = append(out, key)
+	}
+	return out, nil
+}
+
+// IndexValues returns, sorted, every value present in the named index.
+func (c *Cache[T]) IndexValues(indexName string) []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	ix, ok := c.indexes[indexName]
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(ix.keysByVal))
+	for v := range ix.keysByVal {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IndexNames returns the names of the cache's indexes, sorted.
+func (c *Cache[T]) IndexNames() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.indexes))
+	for name := range c.indexes {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}

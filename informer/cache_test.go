@@ -1,0 +1,147 @@
+package informer
+
+import (
+	"errors"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	corev1listers "k8s.io/client-go/listers/core/v1"
+)
+
+func pod(ns, name, node string, lbls map[string]string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls},
+		Spec:       corev1.PodSpec{NodeName: node},
+	}
+}
+
+func byNode(p *corev1.Pod) ([]string, error) {
+	if p.Spec.NodeName == "bad" {
+		return nil, errors.New("node name is bad")
+	}
+	if p.Spec.NodeName == "" {
+		return nil, nil
+	}
+	return []string{p.Spec.NodeName}, nil
+}
+
+func putAll(t *testing.T, c *Cache[*corev1.Pod], pods ...*corev1.Pod) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range pods {
+		if _, _, err := c.put(Key(p), p); err != nil {
+			t.Fatalf("put %s: %v", Key(p), err)
+		}
+	}
+}
+
+func sortedKeys(pods []*corev1.Pod) []string {
+	var out []string
+	for _, p := range pods {
+		out = append(out, Key(p))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCacheIndexesFollowUpdatesAndDeletes(t *testing.T) {
+	c := NewCache[*corev1.Pod]()
+	if err := c.AddIndex("node", byNode); err != nil {
+		t.Fatal(err)
+	}
+	putAll(t, c, pod("a", "p1", "n1", nil), pod("a", "p2", "n1", nil), pod("b", "p3", "n2", nil))
+
+	got, _ := c.ByIndex("node", "n1")
+	if want := []string{"a/p1", "a/p2"}; !slices.Equal(sortedKeys(got), want) {
+		t.Fatalf("node n1: %v, want %v", sortedKeys(got), want)
+	}
+	putAll(t, c, pod("a", "p2", "n2", nil)) // moved to n2
+	got, _ = c.ByIndex("node", "n2")
+	if want := []string{"a/p2", "b/p3"}; !slices.Equal(sortedKeys(got), want) {
+		t.Fatalf("node n2 after move: %v, want %v", sortedKeys(got), want)
+	}
+	c.mu.Lock()
+	c.remove("b/p3")
+	c.mu.Unlock()
+	if vals := c.IndexValues(NamespaceIndex); !slices.Equal(vals, []string{"a"}) {
+		t.Fatalf("namespaces after deleting the only pod in b: %v", vals)
+	}
+	keys, _ := c.IndexKeys("node", "n1")
+	if !slices.Equal(keys, []string{"a/p1"}) {
+		t.Fatalf("node n1 keys: %v", keys)
+	}
+	if _, err := c.ByIndex("missing", "x"); !errors.Is(err, ErrUnknownIndex) {
+		t.Fatalf("unknown index: %v", err)
+	}
+}
+
+func TestCacheFailingIndexFuncIsAnErrorNotAPanic(t *testing.T) {
+	c := NewCache[*corev1.Pod]()
+	if err := c.AddIndex("node", byNode); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	_, _, err := c.put("a/bad", pod("a", "bad", "bad", nil))
+	c.mu.Unlock()
+	if err == nil || !strings.Contains(err.Error(), "a/bad") || !strings.Contains(err.Error(), `"node"`) {
+		t.Fatalf("failing index func: got %v, want an error naming the object and index", err)
+	}
+	if _, ok := c.Get("a", "bad"); !ok {
+		t.Fatal("object whose index failed was dropped from the cache")
+	}
+	if got, _ := c.ByIndex(NamespaceIndex, "a"); len(got) != 1 {
+		t.Fatalf("other indexes must still hold the object: %v", got)
+	}
+	// Fixing the object re-indexes it; the earlier failure leaves no stale entry.
+	putAll(t, c, pod("a", "bad", "n1", nil))
+	if keys, _ := c.IndexKeys("node", "n1"); !slices.Equal(keys, []string{"a/bad"}) {
+		t.Fatalf("after fix: %v", keys)
+	}
+}
+
+func TestCacheAddIndexIndexesExistingObjects(t *testing.T) {
+	c := NewCache[*corev1.Pod]()
+	putAll(t, c, pod("a", "p1", "n1", nil), pod("a", "p2", "bad", nil))
+	err := c.AddIndex("node", byNode)
+	if err == nil || !strings.Contains(err.Error(), "a/p2") {
+		t.Fatalf("AddIndex over a failing object: %v", err)
+	}
+	if keys, _ := c.IndexKeys("node", "n1"); !slices.Equal(keys, []string{"a/p1"}) {
+		t.Fatalf("existing objects not indexed: %v", keys)
+	}
+	if err := c.AddIndex("node", byNode); err == nil {
+		t.Fatal("adding an index twice must fail")
+	}
+}
+
+func TestGeneratedListerReadsCache(t *testing.T) {
+	c := NewCache[*corev1.Pod]()
+	putAll(t, c,
+		pod("a", "web-1", "n1", map[string]string{"app": "web"}),
+		pod("a", "db-1", "n1", map[string]string{"app": "db"}),
+		pod("b", "web-2", "n2", map[string]string{"app": "web"}),
+	)
+	lister := corev1listers.NewPodLister(c.Indexer())
+
+	all, err := lister.List(labels.Everything())
+	if err != nil || len(all) != 3 {
+		t.Fatalf("List: %d pods, %v", len(all), err)
+	}
+	web, err := lister.Pods("a").List(labels.SelectorFromSet(labels.Set{"app": "web"}))
+	if err != nil || len(web) != 1 || web[0].Name != "web-1" {
+		t.Fatalf("namespaced, selected list: %v %v", web, err)
+	}
+	p, err := lister.Pods("b").Get("web-2")
+	if err != nil || p.Spec.NodeName != "n2" {
+		t.Fatalf("Get: %v %v", p, err)
+	}
+	if _, err := lister.Pods("b").Get("nope"); err == nil {
+		t.Fatal("Get of a missing pod must be NotFound")
+	}
+}

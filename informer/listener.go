@@ -1,0 +1,197 @@
+package informer
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+)
+
+type kind uint8
+
+const (
+	kindAdd kind = iota + 1
+	kindUpdate
+	kindDelete
+)
+
+// notification is one event for one key, waiting for a handler.
+type notification[T Object] struct {
+	kind    kind
+	old     T    // update: the state the handler saw last
+	obj     T    // add, update: the new state; delete: the last known state
+	initial bool // add: part of the initial list
+	unknown bool // delete: final state unknown (inferred from a relist)
+}
+
+// slot holds a key's pending notifications. Merging keeps it to at most two:
+// a delete followed by the add of a re-created object. A slot with n == 0
+// still has its place in the queue order.
+type slot[T Object] struct {
+	q [2]notification[T]
+	n uint8
+}
+
+// merge folds next into the slot's pending notifications. A handler that
+// keeps up never has anything to merge; one that lags sees the latest state
+// of each key instead of every intermediate one, which bounds its buffer by
+// the number of distinct keys rather than by the number of events.
+func (s *slot[T]) merge(next notification[T]) {
+	if s.n == 0 {
+		s.q[0], s.n = next, 1
+		return
+	}
+	last := &s.q[s.n-1]
+	switch {
+	case next.kind == kindUpdate && last.kind != kindDelete:
+		last.obj = next.obj // add+update = add(new); update+update = update(first old, new)
+	case next.kind == kindDelete && last.kind == kindAdd:
+		s.n-- // the handler never saw the object: it needs neither event
+	case next.kind == kindDelete && last.kind == kindUpdate:
+		*last = next
+	case int(s.n) < len(s.q):
+		s.q[s.n] = next
+		s.n++
+	default:
+		*last = next
+	}
+}
+
+// entry is a place in a listener's delivery order: a key, or a barrier that
+// marks the end of the initial list.
+type entry struct {
+	key     string
+	barrier bool
+}
+
+// listener delivers notifications to one handler from its own goroutine.
+type listener[T Object] struct {
+	handler Handler[T]
+	log     logr.Logger
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	order   queue[entry]
+	pending map[string]slot[T]
+	stopped bool
+
+	synced atomic.Bool
+	done   chan struct{}
+}
+
+func newListener[T Object](h Handler[T], log logr.Logger) *listener[T] {
+	l := &listener[T]{handler: h, log: log, pending: make(map[string]slot[T]), done: make(chan struct{})}
+	l.cond.L = &l.mu
+	return l
+}
+
+// enqueue adds a notification for key; it never blocks on the handler.
+func (l *listener[T]) enqueue(key string, n notification[T]) {
+	l.mu.Lock()
+	s, queued := l.pending[key]
+	s.merge(n)
+	l.pending[key] = s
+	if !queued {
+		l.push(entry{key: key})
+	}
+	l.mu.Unlock()
+}
+
+// markSynced queues a barrier: once every notification queued before it has
+// been handled, the listener reports HasSynced.
+func (l *listener[T]) markSynced() {
+	l.mu.Lock()
+	l.push(entry{barrier: true})
+	l.mu.Unlock()
+}
+
+func (l *listener[T]) push(e entry) {
+	if l.order.len() == 0 {
+		l.cond.Signal()
+	}
+	l.order.push(e)
+}
+
+func (l *listener[T]) stop() {
+	l.mu.Lock()
+	l.stopped = true
+	l.cond.Broadcast()
+	l.mu.Unlock()
+}
+
+func (l *listener[T]) run() {
+	defer close(l.done)
+	for {
+		l.mu.Lock()
+		for l.order.len() == 0 && !l.stopped {
+			l.cond.Wait()
+		}
+		if l.stopped {
+			l.mu.Unlock()
+			return
+		}
+		e := l.order.pop()
+		if e.barrier {
+			l.mu.Unlock()
+			l.synced.Store(true)
+			continue
+		}
+		s := l.pending[e.key]
+		delete(l.pending, e.key)
+		l.mu.Unlock()
+		for i := range s.n {
+			l.deliver(e.key, &s.q[i])
+		}
+	}
+}
+
+// deliver calls the handler, recovering a panic so that one bad event does
+// not stop this handler's later events or the informer.
+func (l *listener[T]) deliver(key string, n *notification[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			l.log.Error(fmt.Errorf("panic: %v", r), "informer handler panicked; event dropped",
+				"key", key, "stack", string(debug.Stack()))
+		}
+	}()
+	switch n.kind {
+	case kindAdd:
+		l.handler.OnAdd(n.obj, n.initial)
+	case kindUpdate:
+		l.handler.OnUpdate(n.old, n.obj)
+	case kindDelete:
+		l.handler.OnDelete(Deleted[T]{Key: key, Object: n.obj, FinalStateUnknown: n.unknown})
+	}
+}
+
+// queue is a FIFO on a ring buffer; it reuses its storage, so a steady
+// stream of pushes and pops does not allocate.
+type queue[E any] struct {
+	buf        []E
+	head, size int
+}
+
+func (q *queue[E]) len() int { return q.size }
+
+func (q *queue[E]) push(e E) {
+	if q.size == len(q.buf) {
+		grown := make([]E, max(16, 2*len(q.buf)))
+		for i := range q.size {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = e
+	q.size++
+}
+
+func (q *queue[E]) pop() E {
+	var zero E
+	e := q.buf[q.head]
+	q.buf[q.head] = zero // let the garbage collector have it
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return e
+}
