@@ -31,7 +31,7 @@ func (v indexerView[T]) typed(obj interface{}) (T, error) {
 	return t, nil
 }
 
-func (v indexerView[T]) Add(obj interface{}) error    { return v.Update(obj) }
+func (v indexerView[T]) Add(obj interface{}) error { return v.Update(obj) }
 func (v indexerView[T]) Update(obj interface{}) error {
 	t, err := v.typed(obj)
 	if err != nil {
@@ -160,7 +160,9 @@ func (v indexerView[T]) IndexKeys(indexName, value string) ([]string, error) {
 	return v.c.IndexKeys(indexName, value)
 }
 
-func (v indexerView[T]) ListIndexFuncValues(indexName string) []string { return v.c.IndexValues(indexName) }
+func (v indexerView[T]) ListIndexFuncValues(indexName string) []string {
+	return v.c.IndexValues(indexName)
+}
 
 func (v indexerView[T]) ByIndex(indexName, value string) ([]interface{}, error) {
 	items, err := v.c.ByIndex(indexName, value)
