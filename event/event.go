@@ -1,0 +1,43 @@
+// Package event defines the typed events that flow from an informer through
+// predicates to event handlers: one struct per kind of change, generic over
+// the object type, so no code along the way needs a type assertion.
+package event
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Object is any API object with object metadata.
+type Object interface {
+	metav1.Object
+	runtime.Object
+}
+
+// Create is an object appearing: created, or first seen by the informer.
+type Create[T Object] struct {
+	Object T
+	// IsInInitialList is true for objects from the informer's first list.
+	IsInInitialList bool
+}
+
+// Update is an object changing from ObjectOld to ObjectNew.
+type Update[T Object] struct {
+	ObjectOld, ObjectNew T
+}
+
+// Delete is an object going away.
+type Delete[T Object] struct {
+	// Object is the last known state; it may be stale when
+	// DeleteStateUnknown is set, or the zero value if it was never known.
+	Object T
+	// DeleteStateUnknown is true when the deletion was inferred from a
+	// relist rather than seen on a watch.
+	DeleteStateUnknown bool
+}
+
+// Generic is an event from outside the API server (a timer, an external
+// system) about Object.
+type Generic[T Object] struct {
+	Object T
+}

@@ -1,0 +1,109 @@
+package predicate
+
+import (
+	"reflect"
+
+	"github.com/steadyctl/steady/event"
+)
+
+// Predicate decides which events reach an event handler. Each method
+// returns true to let its kind of event through.
+type Predicate[T event.Object] interface {
+	Create(e event.Create[T]) bool
+	Update(e event.Update[T]) bool
+	Delete(e event.Delete[T]) bool
+	Generic(e event.Generic[T]) bool
+}
+
+// Funcs adapts functions to Predicate. A nil function lets its events through.
+type Funcs[T event.Object] struct {
+	CreateFunc  func(event.Create[T]) bool
+	UpdateFunc  func(event.Update[T]) bool
+	DeleteFunc  func(event.Delete[T]) bool
+	GenericFunc func(event.Generic[T]) bool
+}
+
+// Create calls CreateFunc, or returns true if it is nil.
+func (f Funcs[T]) Create(e event.Create[T]) bool { return f.CreateFunc == nil || f.CreateFunc(e) }
+
+// Update calls UpdateFunc, or returns true if it is nil.
+func (f Funcs[T]) Update(e event.Update[T]) bool { return f.UpdateFunc == nil || f.UpdateFunc(e) }
+
+// Delete calls DeleteFunc, or returns true if it is nil.
+func (f Funcs[T]) Delete(e event.Delete[T]) bool { return f.DeleteFunc == nil || f.DeleteFunc(e) }
+
+// Generic calls GenericFunc, or returns true if it is nil.
+func (f Funcs[T]) Generic(e event.Generic[T]) bool { return f.GenericFunc == nil || f.GenericFunc(e) }
+
+// NewFilter returns a predicate that applies keep to the object of every
+// event (the new object of an update). Events with a nil object are
+// dropped without calling keep.
+func NewFilter[T event.Object](keep func(obj T) bool) Predicate[T] {
+	check := func(obj T) bool { return !isNil(obj) && keep(obj) }
+	return Funcs[T]{
+		CreateFunc:  func(e event.Create[T]) bool { return check(e.Object) },
+		UpdateFunc:  func(e event.Update[T]) bool { return check(e.ObjectNew) },
+		DeleteFunc:  func(e event.Delete[T]) bool { return check(e.Object) },
+		GenericFunc: func(e event.Generic[T]) bool { return check(e.Object) },
+	}
+}
+
+// And lets an event through only if every predicate does. It stops at the
+// first refusal.
+func And[T event.Object](ps ...Predicate[T]) Predicate[T] {
+	return Funcs[T]{
+		CreateFunc:  func(e event.Create[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
+		UpdateFunc:  func(e event.Update[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
+		DeleteFunc:  func(e event.Delete[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Delete(e) }) },
+		GenericFunc: func(e event.Generic[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Generic(e) }) },
+	}
+}
+
+// Or lets an event through if any predicate does. With no predicates it
+// lets nothing through.
+func Or[T event.Object](ps ...Predicate[T]) Predicate[T] {
+	return Funcs[T]{
+		CreateFunc:  func(e event.Create[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
+		UpdateFunc:  func(e event.Update[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
+		DeleteFunc:  func(e event.Delete[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Delete(e) }) },
+		GenericFunc: func(e event.Generic[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Generic(e) }) },
+	}
+}
+
+// Not inverts p.
+func Not[T event.Object](p Predicate[T]) Predicate[T] {
+	return Funcs[T]{
+		CreateFunc:  func(e event.Create[T]) bool { return !p.Create(e) },
+		UpdateFunc:  func(e event.Update[T]) bool { return !p.Update(e) },
+		DeleteFunc:  func(e event.Delete[T]) bool { return !p.Delete(e) },
+		GenericFunc: func(e event.Generic[T]) bool { return !p.Generic(e) },
+	}
+}
+
+func all[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
+	for _, p := range ps {
+		if !ok(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyOf[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
+	for _, p := range ps {
+		if ok(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNil reports whether obj is nil, including a typed nil pointer held in
+// an interface (possible when T is itself an interface type).
+func isNil(obj any) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
