@@ -4,8 +4,11 @@
 package event
 
 import (
+	"reflect"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Object is any API object with object metadata.
@@ -28,6 +31,8 @@ type Update[T Object] struct {
 
 // Delete is an object going away.
 type Delete[T Object] struct {
+	// Key names the object; it is set even when Object is not.
+	Key types.NamespacedName
 	// Object is the last known state; it may be stale when
 	// DeleteStateUnknown is set, or the zero value if it was never known.
 	Object T
@@ -40,4 +45,14 @@ type Delete[T Object] struct {
 // system) about Object.
 type Generic[T Object] struct {
 	Object T
+}
+
+// IsNil reports whether an event's object is missing: nil, or a typed nil
+// pointer (which an interface type parameter can carry).
+func IsNil(obj any) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -29,9 +29,9 @@ func onUpdate[T event.Object](name string, changed func(old, new T) bool, opts [
 		opt(&o)
 	}
 	return Funcs[T]{UpdateFunc: func(e event.Update[T]) bool {
-		if isNil(e.ObjectOld) || isNil(e.ObjectNew) {
+		if event.IsNil(e.ObjectOld) || event.IsNil(e.ObjectNew) {
 			o.log.Info("predicate dropped an update with a missing object", "predicate", name,
-				"oldMissing", isNil(e.ObjectOld), "newMissing", isNil(e.ObjectNew))
+				"oldMissing", event.IsNil(e.ObjectOld), "newMissing", event.IsNil(e.ObjectNew))
 			return false
 		}
 		return changed(e.ObjectOld, e.ObjectNew)

@@ -1,8 +1,6 @@
 package predicate
 
 import (
-	"reflect"
-
 	"github.com/steadyctl/steady/event"
 )
 
@@ -39,7 +37,7 @@ func (f Funcs[T]) Generic(e event.Generic[T]) bool { return f.GenericFunc == nil
 // event (the new object of an update). Events with a nil object are
 // dropped without calling keep.
 func NewFilter[T event.Object](keep func(obj T) bool) Predicate[T] {
-	check := func(obj T) bool { return !isNil(obj) && keep(obj) }
+	check := func(obj T) bool { return !event.IsNil(obj) && keep(obj) }
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return check(e.Object) },
 		UpdateFunc:  func(e event.Update[T]) bool { return check(e.ObjectNew) },
@@ -96,14 +94,4 @@ func anyOf[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
 		}
 	}
 	return false
-}
-
-// isNil reports whether obj is nil, including a typed nil pointer held in
-// an interface (possible when T is itself an interface type).
-func isNil(obj any) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }
