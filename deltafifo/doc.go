@@ -1,0 +1,39 @@
+// Package deltafifo queues the changes a reflector observes until an
+// informer applies them to its cache.
+//
+// The FIFO holds keys (namespace/name by default; WithKeyFunc replaces it) in
+// the order they were first queued, and for each key the ordered list of
+// Deltas that happened to its object since the consumer last saw it: Added,
+// Updated and Deleted from watch events, Replaced from a relist, Sync from a
+// resync. A key is queued at most once, so a burst of changes to one object
+// is handed to the consumer together, oldest first; two deletions in a row
+// collapse into one.
+//
+// # Relists
+//
+// Replace takes a complete list and its resourceVersion. Each listed object
+// gets a Replaced delta (the consumer compares resourceVersions to tell an
+// unchanged object from a changed one, rather than the FIFO guessing). Each
+// object the consumer knows (through KnownObjects) or that is still queued,
+// but that the list lacks, was deleted while no watch was open: it gets a
+// Deleted delta with FinalStateUnknown set and the last state known.
+//
+// A relist must look atomic to readers of the cache: never some objects from
+// the new list while others the list lacks are still there. So after a
+// Replace, the next Pop hands over every key queued at that moment as a
+// single Batch, which the informer applies under one write lock. Watch events
+// for those keys that arrive before the Pop join their key's deltas (the
+// cache only moves forward); events for other keys queue behind the batch.
+// Replace also waits until no batch is being applied, so the known objects it
+// compares against are complete.
+//
+// # Progress
+//
+// HasSynced becomes true once the batch of the first Replace (the initial
+// list, even an empty one) has been popped and processed.
+// LastStoreSyncResourceVersion reports the resourceVersion the consumer's
+// store reflects — every delta and Bookmark up to it has been processed —
+// which is the basis for read-your-writes. resourceVersions are opaque: the
+// FIFO never compares them, it only remembers, for each queued key, the
+// newest version seen before the key was queued.
+package deltafifo
