@@ -1,0 +1,76 @@
+package informer
+
+import (
+	"errors"
+
+	"github.com/steadyctl/steady/deltafifo"
+)
+
+// apply folds one batch from the FIFO into the cache under a single write
+// lock, so readers never see part of a relist, and then queues the resulting
+// notifications to every handler (which never blocks).
+func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	notes := inf.notes[:0]
+	var errs []error
+	c := inf.cache
+	c.mu.Lock()
+	for _, item := range b.Items {
+		for _, d := range item.Deltas {
+			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if ok {
+				notes = append(notes, change[T]{key: item.Key, n: n})
+			}
+		}
+	}
+	c.mu.Unlock()
+
+	for _, ch := range notes {
+		for l := range inf.listeners {
+			l.enqueue(ch.key, ch.n)
+		}
+	}
+	if b.InitialList {
+		inf.initialApplied = true
+		for l := range inf.listeners {
+			l.markSynced()
+		}
+	}
+	clear(notes) // drop object references until the next batch
+	inf.notes = notes[:0]
+	return errors.Join(errs...)
+}
+
+// applyDelta changes the cache (whose write lock is held) for one delta and
+// returns the notification handlers should get, if any.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool, error) {
+	c := inf.cache
+	if d.Type == deltafifo.Deleted {
+		old, existed := c.remove(key)
+		last := d.Object
+		if existed && (d.FinalStateUnknown || isZero(last)) {
+			last = old // the freshest state we have
+		}
+		// Delivered even when nothing was cached or the state is unknown:
+		// handlers clean up by key, and dropping the event would leak.
+		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, nil
+	}
+	old, existed, err := c.put(key, d.Object)
+	switch {
+	case !existed:
+		return notification[T]{kind: kindAdd, obj: d.Object, initial: initial}, true, err
+	case d.Type == deltafifo.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion():
+		return notification[T]{}, false, err // a relist found it unchanged
+	default:
+		return notification[T]{kind: kindUpdate, old: old, obj: d.Object}, true, err
+	}
+}
+
+func isZero[T any](v T) bool {
+	var zero T
+	return any(v) == any(zero)
+}

@@ -1,0 +1,48 @@
+// Package informer keeps a local, indexed cache of one kind of Kubernetes
+// object in step with the API server and tells handlers about every change.
+//
+// An Informer runs a reflector (List and Watch, see package reflector) into a
+// DeltaFIFO (package deltafifo) and pops it: each popped batch is applied to
+// the Cache under one write lock, then fanned out to the registered handlers.
+// A relist arrives as a single batch, so readers of the cache never observe
+// half of it: some objects from the new list while others that the list
+// lacks are not yet deleted.
+//
+// # The cache
+//
+// Cache is a thread-safe store keyed by namespace/name with named indexes
+// (NamespaceIndex is built in; AddIndex adds others such as by-node or
+// by-owner). Its typed methods return T, not interface{}. Cache.Indexer
+// returns a view that satisfies client-go's cache.Indexer, so generated
+// listers work on it unchanged:
+//
+//	lister := corev1listers.NewPodLister(podInformer.Cache().Indexer())
+//
+// Objects in the cache are shared by every reader and handler: they are
+// read-only. DeepCopy before modifying. An IndexFunc that fails for an object
+// produces an error naming the object and index (logged by the informer); the
+// object stays cached, only missing from that index. client-go panics there.
+//
+// # Handlers
+//
+// Each handler gets its own goroutine and buffer, so a slow or stuck handler
+// delays only itself: never other handlers, nor the cache. The buffer is
+// bounded by the number of distinct objects, not the number of events: when a
+// handler lags, pending events for the same key are merged (an add followed
+// by updates becomes one add of the newest state; updates keep the first old
+// state and the newest new state; an add followed by a delete cancels out; a
+// delete followed by a re-create keeps both). A handler that keeps up sees
+// every event. For one key, events arrive in order. A deletion always reaches
+// handlers, also when the final state is unknown (Deleted.FinalStateUnknown,
+// after a relist found the object gone) or was never cached.
+//
+// A handler added after Run first gets an add for every cached object.
+// Registration.HasSynced reports when a handler has seen the initial list. A
+// panic in a handler is recovered and logged with the object's key; the
+// informer and the handler carry on.
+//
+// Updates from a relist for objects whose resourceVersion did not change are
+// not delivered: nothing changed. Periodic resync is per handler
+// (WithResyncPeriod) and delivers the cached objects as updates with old ==
+// new, without going through the FIFO.
+package informer

@@ -1,0 +1,160 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+
+	"github.com/steadyctl/steady/deltafifo"
+	"github.com/steadyctl/steady/reflector"
+)
+
+// Informer keeps a Cache of one kind of object in step with the API server
+// and tells registered handlers about every change. One Informer per
+// resource is meant to be shared by every controller that needs it.
+type Informer[T Object] struct {
+	name  string
+	log   logr.Logger
+	lw    reflector.ListerWatcher
+	cache *Cache[T]
+	fifo  *deltafifo.FIFO[T]
+	ropts []reflector.Option
+
+	// mu orders batch application against handler registration, so a late
+	// handler's synthetic adds and the live events it gets next line up.
+	mu             sync.Mutex
+	listeners      map[*listener[T]]time.Duration // handler -> resync period
+	listenerWG     sync.WaitGroup
+	runCtx         context.Context
+	started        bool
+	stopped        bool
+	initialApplied bool // the first list is in the cache
+	transform      func(T) (T, error)
+	errHandler     func(error)
+	refl           *reflector.Reflector[T]
+	notes          []change[T] // reused per batch
+	clock          clock.WithTicker
+}
+
+// change is one cache change a batch produced, to be fanned out.
+type change[T Object] struct {
+	key string
+	n   notification[T]
+}
+
+// New returns an informer for the objects lw lists and watches. Register
+// handlers and indexes, then call Run.
+func New[T Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
+	o := newOptions(opts)
+	inf := &Informer[T]{
+		name:      o.name,
+		log:       o.log.WithValues("informer", o.name),
+		lw:        lw,
+		cache:     NewCache[T](),
+		listeners: make(map[*listener[T]]time.Duration),
+		clock:     o.clock,
+		ropts:     o.reflectorOpts,
+	}
+	inf.fifo = deltafifo.New[T](inf.cache, deltafifo.WithLogger(inf.log))
+	return inf
+}
+
+// Name returns the informer's name, used in logs and errors.
+func (inf *Informer[T]) Name() string { return inf.name }
+
+// Cache returns the informer's cache. Its objects are shared: do not modify them.
+func (inf *Informer[T]) Cache() *Cache[T] { return inf.cache }
+
+// AddIndex adds a named index to the cache; see Cache.AddIndex.
+func (inf *Informer[T]) AddIndex(name string, fn IndexFunc[T]) error {
+	return inf.cache.AddIndex(name, fn)
+}
+
+// SetTransform sets a function applied to every object once, before it is
+// cached or handed to handlers (DropManagedFields is a common choice). It
+// must be set before Run.
+func (inf *Informer[T]) SetTransform(fn func(T) (T, error)) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.started {
+		return fmt.Errorf("informer %s: SetTransform after Run", inf.name)
+	}
+	inf.transform = fn
+	return nil
+}
+
+// SetWatchErrorHandler sets a function called with every list or watch
+// error, before the informer retries. It must be set before Run.
+func (inf *Informer[T]) SetWatchErrorHandler(fn func(error)) error {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.started {
+		return fmt.Errorf("informer %s: SetWatchErrorHandler after Run", inf.name)
+	}
+	inf.errHandler = fn
+	return nil
+}
+
+// Run lists and watches until ctx is done, then stops every goroutine it
+// started (handlers included) before returning. Run may be called once.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	inf.mu.Lock()
+	if inf.started {
+		inf.mu.Unlock()
+		return fmt.Errorf("informer %s: Run called twice", inf.name)
+	}
+	inf.started, inf.runCtx = true, ctx
+	ropts := append([]reflector.Option{reflector.WithName(inf.name), reflector.WithLogger(inf.log)}, inf.ropts...)
+	if inf.errHandler != nil {
+		ropts = append(ropts, reflector.WithWatchErrorHandler(inf.errHandler))
+	}
+	if inf.transform != nil {
+		ropts = append(ropts, reflector.WithTransform(inf.transform))
+	}
+	refl, err := reflector.New[T](inf.lw, inf.fifo, ropts...)
+	if err != nil {
+		inf.mu.Unlock()
+		return fmt.Errorf("informer %s: %w", inf.name, err)
+	}
+	inf.refl = refl
+	for l, period := range inf.listeners {
+		inf.startListener(l, period)
+	}
+	inf.mu.Unlock()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		inf.refl.Run(ctx)
+	}()
+	for ctx.Err() == nil {
+		err := inf.fifo.Pop(ctx, inf.apply)
+		if err != nil && ctx.Err() == nil && !errors.Is(err, deltafifo.ErrClosed) {
+			inf.log.Error(err, "applying changes to the cache")
+		}
+	}
+	inf.fifo.Close()
+	wg.Wait()
+	inf.mu.Lock()
+	inf.stopped = true
+	for l := range inf.listeners {
+		l.stop()
+	}
+	inf.mu.Unlock()
+	inf.listenerWG.Wait() // removed handlers included
+	return nil
+}
+
+// HasSynced reports whether the cache holds the first complete list.
+func (inf *Informer[T]) HasSynced() bool { return inf.fifo.HasSynced() }
+
+// LastSyncResourceVersion returns the resourceVersion the cache reflects.
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	return inf.cache.LastSyncResourceVersion()
+}

@@ -1,0 +1,152 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// HandlerOption configures one handler registration.
+type HandlerOption func(*handlerOptions)
+
+type handlerOptions struct{ resync time.Duration }
+
+// WithResyncPeriod makes the informer re-deliver every cached object to
+// this handler as an update (old == new) every d, so it can re-check state
+// that lives outside the API server. Zero (the default) never resyncs.
+func WithResyncPeriod(d time.Duration) HandlerOption {
+	return func(o *handlerOptions) { o.resync = d }
+}
+
+// Registration is a handler's membership in an informer.
+type Registration struct {
+	synced func() bool
+	remove func()
+}
+
+// HasSynced reports whether this handler has been handed every object of
+// the informer's initial list (or, for a handler added later, every object
+// that was cached when it was added).
+func (r *Registration) HasSynced() bool { return r.synced() }
+
+// Remove stops deliveries to the handler; notifications not yet delivered
+// are dropped. A call already in progress finishes. Remove is idempotent.
+func (r *Registration) Remove() { r.remove() }
+
+// AddHandler registers h. Before or after Run, h first gets an add for every
+// object already cached (isInInitialList true), then every later change.
+func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Registration, error) {
+	if h == nil {
+		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", inf.name)
+	}
+	var ho handlerOptions
+	for _, opt := range opts {
+		opt(&ho)
+	}
+	if ho.resync < 0 {
+		return nil, fmt.Errorf("informer %s: negative resync period %s", inf.name, ho.resync)
+	}
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if inf.stopped {
+		return nil, fmt.Errorf("informer %s: AddHandler after Run returned", inf.name)
+	}
+	l := newListener(h, inf.log)
+	inf.cache.mu.RLock()
+	for key, obj := range inf.cache.items {
+		l.enqueue(key, notification[T]{kind: kindAdd, obj: obj, initial: true})
+	}
+	inf.cache.mu.RUnlock()
+	if inf.initialApplied {
+		l.markSynced() // otherwise the initial batch will mark it
+	}
+	inf.listeners[l] = ho.resync
+	if inf.started {
+		inf.startListener(l, ho.resync)
+	}
+	return &Registration{
+		synced: l.synced.Load,
+		remove: func() {
+			inf.mu.Lock()
+			delete(inf.listeners, l)
+			inf.mu.Unlock()
+			l.stop()
+		},
+	}, nil
+}
+
+// startListener runs l's delivery goroutine and, if it wants resyncs, its
+// resync ticker. inf.mu must be held.
+func (inf *Informer[T]) startListener(l *listener[T], resync time.Duration) {
+	inf.listenerWG.Add(1)
+	go func() {
+		defer inf.listenerWG.Done()
+		l.run()
+	}()
+	if resync <= 0 {
+		return
+	}
+	inf.listenerWG.Add(1)
+	go func() {
+		defer inf.listenerWG.Done()
+		inf.resyncLoop(inf.runCtx, l, resync)
+	}()
+}
+
+func (inf *Informer[T]) resyncLoop(ctx context.Context, l *listener[T], period time.Duration) {
+	t := inf.clock.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-l.done:
+			return
+		case <-t.C():
+			inf.mu.Lock()
+			inf.cache.mu.RLock()
+			for key, obj := range inf.cache.items {
+				l.enqueue(key, notification[T]{kind: kindUpdate, old: obj, obj: obj})
+			}
+			inf.cache.mu.RUnlock()
+			inf.mu.Unlock()
+		}
+	}
+}
+
+// Syncer is anything that can say whether its cache is filled: informers
+// and handler registrations.
+type Syncer interface {
+	HasSynced() bool
+}
+
+// ErrNotSynced is wrapped by WaitForCacheSync's error.
+var ErrNotSynced = errors.New("cache did not sync")
+
+// WaitForCacheSync waits until every informer has synced or ctx is done. On
+// timeout its error names the informers that had not synced, rather than
+// returning a bare false.
+func WaitForCacheSync(ctx context.Context, informers ...interface {
+	Syncer
+	Name() string
+}) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var pending []string
+		for _, inf := range informers {
+			if !inf.HasSynced() {
+				pending = append(pending, inf.Name())
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("informer: %w: %v: %w", ErrNotSynced, pending, context.Cause(ctx))
+		case <-tick.C:
+		}
+	}
+}

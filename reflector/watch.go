@@ -1,0 +1,154 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+var (
+	// errDeadWatch: nothing arrived, not even a bookmark, for too long.
+	errDeadWatch = errors.New("watch delivered nothing for too long; restarting it")
+	// errShortWatch: the watch closed at once without an event, as when the
+	// server is going away; retrying at once would spin.
+	errShortWatch = errors.New("watch closed immediately without events")
+)
+
+// shortWatch is how quickly a watch must end, with nothing delivered, to
+// count as a failure rather than a normal timeout.
+const shortWatch = time.Second
+
+// watchOnce runs one watch request from the newest resourceVersion seen,
+// until it ends. nil means it ended normally (its timeout) and another watch
+// from where it stopped is due.
+func (r *Reflector[T]) watchOnce(ctx context.Context) error {
+	opts := metav1.ListOptions{
+		ResourceVersion:     r.LastSyncResourceVersion(),
+		AllowWatchBookmarks: true,
+		TimeoutSeconds:      r.watchTimeout(),
+	}
+	w, err := r.lw.Watch(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	return r.consume(ctx, w)
+}
+
+// watchTimeout picks this request's timeout, in whole seconds, at random
+// within the configured bounds.
+func (r *Reflector[T]) watchTimeout() *int64 {
+	d := r.o.minWatch
+	if spread := r.o.maxWatch - r.o.minWatch; spread > 0 {
+		d += rand.N(spread + 1)
+	}
+	secs := max(int64((d+time.Second-1)/time.Second), 1)
+	return &secs
+}
+
+// consume applies a watch's events to the store until it ends.
+func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface) error {
+	start := r.o.clock.Now()
+	events := 0
+	dead := r.o.clock.NewTimer(r.o.deadWatch)
+	defer dead.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-dead.C():
+			return errDeadWatch
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				if events == 0 && r.o.clock.Since(start) < shortWatch {
+					return errShortWatch
+				}
+				return nil
+			}
+			events++
+			dead.Reset(r.o.deadWatch)
+			if err := r.apply(ev); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// apply hands one watch event to the store. An error event ends the watch
+// with the server's error; a bad object is logged and skipped.
+func (r *Reflector[T]) apply(ev watch.Event) error {
+	switch ev.Type {
+	case watch.Error:
+		return apierrors.FromObject(ev.Object)
+	case watch.Bookmark:
+		m, err := meta.Accessor(ev.Object)
+		if err != nil {
+			r.log.Error(err, "bookmark without metadata")
+			return nil
+		}
+		r.store.Bookmark(m.GetResourceVersion())
+		r.seen(m.GetResourceVersion())
+		return nil
+	case watch.Added, watch.Modified, watch.Deleted:
+	default:
+		r.log.Info("ignoring watch event of unknown type", "type", ev.Type)
+		return nil
+	}
+	obj, err := r.typed(ev.Object)
+	if err != nil {
+		r.report(err)
+		return nil
+	}
+	switch ev.Type {
+	case watch.Added:
+		err = r.store.Add(obj)
+	case watch.Modified:
+		err = r.store.Update(obj)
+	case watch.Deleted:
+		err = r.store.Delete(obj)
+	}
+	if err != nil {
+		r.report(err)
+	}
+	r.seen(obj.GetResourceVersion())
+	return nil
+}
+
+// report logs an error about one object and tells the error handler.
+func (r *Reflector[T]) report(err error) {
+	r.log.Error(err, "skipping object")
+	if r.o.onError != nil {
+		r.o.onError(err)
+	}
+}
+
+// classify decides what the end of a watch means: nil to go on at once
+// (possibly with a relist scheduled), an error to back off first.
+func (r *Reflector[T]) classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errDeadWatch):
+		r.log.Info(err.Error(), "resourceVersion", r.LastSyncResourceVersion())
+		return nil
+	case isExpired(err), isTooLargeRV(err):
+		// The resourceVersion we would watch from is gone (410): relist,
+		// asking for state not older than what we have.
+		r.mu.Lock()
+		r.needRelist = true
+		if isExpired(err) {
+			r.relistRV = r.lastRV
+		}
+		r.mu.Unlock()
+		r.log.Info("watch resourceVersion no longer available; relisting", "error", err.Error())
+		return nil
+	default:
+		return err
+	}
+}
