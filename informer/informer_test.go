@@ -1,0 +1,247 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// scriptLW serves scripted lists in order; every Watch gets a fresh fake
+// watcher the test can drive through watchers.
+type scriptLW struct {
+	mu       sync.Mutex
+	lists    []*corev1.ConfigMapList
+	watchers chan *watch.FakeWatcher
+}
+
+func newScriptLW(lists ...*corev1.ConfigMapList) *scriptLW {
+	return &scriptLW{lists: lists, watchers: make(chan *watch.FakeWatcher, 10)}
+}
+
+func (l *scriptLW) List(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lists) == 0 {
+		return nil, errors.New("no more lists")
+	}
+	next := l.lists[0]
+	l.lists = l.lists[1:]
+	return next, nil
+}
+
+func (l *scriptLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
+	w := watch.NewFakeWithChanSize(100, false)
+	l.watchers <- w
+	return w, nil
+}
+
+func (l *scriptLW) nextWatch(t *testing.T) *watch.FakeWatcher {
+	t.Helper()
+	select {
+	case w := <-l.watchers:
+		return w
+	case <-time.After(10 * time.Second):
+		t.Fatal("informer never watched")
+		return nil
+	}
+}
+
+func list(rv string, items ...*corev1.ConfigMap) *corev1.ConfigMapList {
+	l := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: rv}}
+	for _, c := range items {
+		l.Items = append(l.Items, *c)
+	}
+	return l
+}
+
+func runInformer(t *testing.T, inf *Informer[*corev1.ConfigMap]) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	return func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	}
+}
+
+// waitFor polls cond; the informer's work is asynchronous by design.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func has(r *recorder, event string) func() bool {
+	return func() bool {
+		for _, e := range r.seen() {
+			if e == event {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func TestInitialListThenEventsInOrder(t *testing.T) {
+	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")))
+	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	rec := &recorder{}
+	reg, err := inf.AddHandler(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := runInformer(t, inf)
+	defer stop()
+	w := lw.nextWatch(t)
+	waitFor(t, "handler sync", reg.HasSynced)
+	if !inf.HasSynced() {
+		t.Fatal("handler synced before the informer")
+	}
+	w.Modify(cmv("a", "11"))
+	w.Delete(cmv("b", "12"))
+	w.Add(cmv("c", "13"))
+	waitFor(t, "add of c", has(rec, "add c 13 false"))
+	got := strings.Join(rec.seen(), "|")
+	// Initial adds may come in either order; everything after in watch order.
+	for _, want := range []string{"add a 1 true", "add b 2 true", "update a 1->11", "delete ns/b unknown=false"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("missing %q in %s", want, got)
+		}
+	}
+	if strings.Index(got, "update a") < strings.Index(got, "add a") || strings.Index(got, "delete ns/b") < strings.Index(got, "add b") {
+		t.Fatalf("per-key order broken: %s", got)
+	}
+	if c, ok := inf.Cache().Get("ns", "c"); !ok || c.ResourceVersion != "13" {
+		t.Fatalf("cache lacks c: %v", c)
+	}
+	if _, ok := inf.Cache().Get("ns", "b"); ok {
+		t.Fatal("deleted b still cached")
+	}
+}
+
+func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
+	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")), list("30", cmv("a", "20")))
+	inf := New[*corev1.ConfigMap](lw)
+	var mu sync.Mutex
+	var deletes []Deleted[*corev1.ConfigMap]
+	reg, _ := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d Deleted[*corev1.ConfigMap]) {
+		mu.Lock()
+		deletes = append(deletes, d)
+		mu.Unlock()
+	}})
+	stop := runInformer(t, inf)
+	defer stop()
+	w := lw.nextWatch(t)
+	waitFor(t, "sync", reg.HasSynced)
+	w.Error(&apierrors.NewResourceExpired("too old").ErrStatus) // relist: b is gone
+	lw.nextWatch(t)
+	waitFor(t, "tombstone", func() bool { mu.Lock(); defer mu.Unlock(); return len(deletes) == 1 })
+	d := deletes[0]
+	if d.Key != "ns/b" || !d.FinalStateUnknown || d.Object == nil || d.Object.ResourceVersion != "2" {
+		t.Fatalf("tombstone: %+v", d)
+	}
+	if a, _ := inf.Cache().Get("ns", "a"); a.ResourceVersion != "20" {
+		t.Fatalf("a after relist: %s", a.ResourceVersion)
+	}
+}
+
+func TestLateAndRemovedHandlers(t *testing.T) {
+	lw := newScriptLW(list("10", cmv("a", "1")))
+	inf := New[*corev1.ConfigMap](lw)
+	stop := runInformer(t, inf)
+	defer stop()
+	w := lw.nextWatch(t)
+	waitFor(t, "informer sync", inf.HasSynced)
+
+	late := &recorder{}
+	reg, err := inf.AddHandler(late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "late handler sync", reg.HasSynced)
+	waitFor(t, "synthetic add", has(late, "add a 1 true"))
+
+	reg.Remove()
+	other := &recorder{}
+	otherReg, _ := inf.AddHandler(other)
+	waitFor(t, "other sync", otherReg.HasSynced)
+	w.Modify(cmv("a", "2"))
+	waitFor(t, "other sees update", has(other, "update a 1->2"))
+	if n := len(late.seen()); n != 1 {
+		t.Fatalf("removed handler got %d events: %v", n, late.seen())
+	}
+}
+
+func TestSlowHandlerDoesNotDelayOthers(t *testing.T) {
+	lw := newScriptLW(list("10"))
+	inf := New[*corev1.ConfigMap](lw)
+	stuck := &recorder{gate: make(chan struct{})}
+	fast := &recorder{}
+	_, _ = inf.AddHandler(stuck)
+	_, _ = inf.AddHandler(fast)
+	stop := runInformer(t, inf)
+	w := lw.nextWatch(t)
+	for i := range 1000 {
+		w.Add(cmv(fmt.Sprintf("o%d", i), fmt.Sprint(100+i)))
+	}
+	waitFor(t, "fast handler to see all 1000 while the other is stuck", func() bool { return len(fast.seen()) == 1000 })
+	if n := len(stuck.seen()); n != 0 {
+		t.Fatalf("stuck handler progressed: %d", n)
+	}
+	close(stuck.gate) // let it drain so Run can stop
+	waitFor(t, "stuck handler to catch up", func() bool { return len(stuck.seen()) == 1000 })
+	stop()
+}
+
+func TestTransformAndPanickingHandler(t *testing.T) {
+	withFields := cmv("a", "1")
+	withFields.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	lw := newScriptLW(list("10", withFields))
+	inf := New[*corev1.ConfigMap](lw)
+	if err := inf.SetTransform(DropManagedFields[*corev1.ConfigMap]); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { panic("bad handler") }})
+	good := &recorder{}
+	reg, _ := inf.AddHandler(good)
+	stop := runInformer(t, inf)
+	defer stop()
+	w := lw.nextWatch(t)
+	waitFor(t, "sync", reg.HasSynced)
+	w.Add(cmv("b", "2"))
+	waitFor(t, "events after a panic elsewhere", has(good, "add b 2 false"))
+	if a, _ := inf.Cache().Get("ns", "a"); a.ManagedFields != nil {
+		t.Fatal("transform not applied before caching")
+	}
+	if err := inf.SetTransform(DropManagedFields[*corev1.ConfigMap]); err == nil {
+		t.Fatal("SetTransform after Run accepted")
+	}
+}
+
+func TestWaitForCacheSyncNamesTheLaggard(t *testing.T) {
+	never := New[*corev1.ConfigMap](newScriptLW(), WithName("secrets-that-never-list"))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err := WaitForCacheSync(ctx, never)
+	if !errors.Is(err, ErrNotSynced) || !strings.Contains(err.Error(), "secrets-that-never-list") {
+		t.Fatalf("got %v", err)
+	}
+}

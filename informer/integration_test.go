@@ -1,0 +1,269 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/reflector"
+	"github.com/steadyctl/steady/testenv"
+)
+
+var env *testenv.Environment
+
+func TestMain(m *testing.M) {
+	var err error
+	if env, err = testenv.Start(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	env.Stop()
+	if code == 0 {
+		// HTTP keep-alive connections of the test's clients may linger.
+		if err := goleak.Find(goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+			goleak.IgnoreTopFunction("internal/poll.runtime_pollWait")); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var widgets = schema.GroupVersionResource{Group: "test.steady.dev", Version: "v1", Resource: "widgets"}
+
+// installWidgetCRD creates a namespaced custom resource through the dynamic
+// client and waits until the API serves it.
+func installWidgetCRD(t *testing.T, dyn dynamic.Interface) {
+	t.Helper()
+	crd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.test.steady.dev"},
+		"spec": map[string]any{
+			"group": "test.steady.dev", "scope": "Namespaced",
+			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+			}},
+		},
+	}}
+	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := dyn.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	poll(t, "widget CRD served", 30*time.Second, func() bool {
+		_, err := dyn.Resource(widgets).Namespace("default").List(context.Background(), metav1.ListOptions{})
+		return err == nil
+	})
+}
+
+func poll(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// view is what a handler believes exists: key -> resourceVersion.
+type view struct {
+	mu  sync.Mutex
+	rvs map[string]string
+}
+
+func newView[T informer.Object]() (*view, informer.Handler[T]) {
+	v := &view{rvs: map[string]string{}}
+	set := func(o T) {
+		v.mu.Lock()
+		v.rvs[informer.Key(o)] = o.GetResourceVersion()
+		v.mu.Unlock()
+	}
+	return v, informer.HandlerFuncs[T]{
+		AddFunc:    func(o T, _ bool) { set(o) },
+		UpdateFunc: func(_, o T) { set(o) },
+		DeleteFunc: func(d informer.Deleted[T]) {
+			v.mu.Lock()
+			delete(v.rvs, d.Key)
+			v.mu.Unlock()
+		},
+	}
+}
+
+func (v *view) equals(want map[string]string) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Equal(v.rvs, want)
+}
+
+func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(env.Config)
+	installWidgetCRD(t, dyn)
+	nsObj, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "churn-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := nsObj.Name
+
+	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
+	wds := informer.New[*unstructured.Unstructured](reflector.FromDynamic(dyn, widgets, ns), informer.WithName("widgets"))
+	v1, h1 := newView[*corev1.ConfigMap]()
+	v2, h2 := newView[*corev1.ConfigMap]()
+	v3, h3 := newView[*unstructured.Unstructured]()
+	for _, h := range []informer.Handler[*corev1.ConfigMap]{h1, h2} {
+		if _, err := cms.AddHandler(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := wds.AddHandler(h3); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stopInformers := context.WithCancel(ctx)
+	var running sync.WaitGroup
+	for _, run := range []func(context.Context) error{cms.Run, wds.Run} {
+		running.Go(func() {
+			if err := run(runCtx); err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	if err := informer.WaitForCacheSync(ctx, cms, wds); err != nil {
+		t.Fatal(err)
+	}
+
+	churn(t, ctx, cs, dyn, ns)
+
+	want := func() (map[string]string, map[string]string) {
+		cmList, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wList, err := dyn.Resource(widgets).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := map[string]string{}, map[string]string{}
+		for _, c := range cmList.Items {
+			a[informer.Key(&c)] = c.ResourceVersion
+		}
+		for _, w := range wList.Items {
+			b[informer.Key(&w)] = w.GetResourceVersion()
+		}
+		return a, b
+	}
+	poll(t, "handlers to match a consistent LIST", 60*time.Second, func() bool {
+		wantCM, wantW := want()
+		return v1.equals(wantCM) && v2.equals(wantCM) && v3.equals(wantW) && len(wantCM) > 0
+	})
+	wantCM, _ := want()
+	if got := cms.Cache().Len(); got != len(wantCM) {
+		t.Fatalf("cache holds %d ConfigMaps, LIST %d", got, len(wantCM))
+	}
+	stopInformers()
+	running.Wait()
+}
+
+// churn creates, updates and deletes 1,000 ConfigMaps and 100 Widgets from 8
+// writers, cutting every watch connection three times along the way.
+func churn(t *testing.T, ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, ns string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < 1000; i += 8 {
+				name := fmt.Sprintf("cm-%04d", i)
+				cmi := cs.CoreV1().ConfigMaps(ns)
+				err := retry(func() error {
+					_, err := cmi.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{})
+					if apierrors.IsAlreadyExists(err) {
+						return nil // an earlier attempt got through before the cut
+					}
+					return err
+				})
+				switch {
+				case err != nil:
+				case i%3 == 1:
+					err = retry(func() error {
+						cur, err := cmi.Get(ctx, name, metav1.GetOptions{})
+						if err != nil {
+							return err
+						}
+						cur.Data["v"] = "1"
+						_, err = cmi.Update(ctx, cur, metav1.UpdateOptions{})
+						return err
+					})
+				case i%3 == 2:
+					err = retry(func() error {
+						if err := cmi.Delete(ctx, name, metav1.DeleteOptions{}); !apierrors.IsNotFound(err) {
+							return err
+						}
+						return nil
+					})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				if i < 100 {
+					wd := &unstructured.Unstructured{Object: map[string]any{
+						"apiVersion": "test.steady.dev/v1", "kind": "Widget",
+						"metadata": map[string]any{"name": fmt.Sprintf("w-%03d", i)}, "spec": map[string]any{"n": int64(i)}}}
+					if err := retry(func() error {
+						_, err := dyn.Resource(widgets).Namespace(ns).Create(ctx, wd, metav1.CreateOptions{})
+						if apierrors.IsAlreadyExists(err) {
+							return nil
+						}
+						return err
+					}); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if i == 250 || i == 500 || i == 750 {
+					env.DropConnections()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("writer: %v", err)
+	}
+}
+
+// retry repeats op while it fails: the connection cuts of this test hit the
+// writers too. Five tries are plenty for a local server.
+func retry(op func() error) error {
+	var err error
+	for range 5 {
+		if err = op(); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
+}
