@@ -21,9 +21,11 @@
 // A relist must look atomic to readers of the cache: never some objects from
 // the new list while others the list lacks are still there. So after a
 // Replace, the next Pop hands over every key queued at that moment as a
-// single Batch, which the informer applies under one write lock. Watch events
-// for those keys that arrive before the Pop join their key's deltas (the
-// cache only moves forward); events for other keys queue behind the batch.
+// single Batch, which the informer applies under one write lock. A watch
+// event that arrives before that Pop either joins its key's deltas in the
+// batch or is handed over right after it; either way a key's changes arrive
+// in order. The first list into an empty FIFO takes a fast path that builds
+// the batch directly, with no per-key bookkeeping.
 // Replace also waits until no batch is being applied, so the known objects it
 // compares against are complete.
 //

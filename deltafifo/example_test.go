@@ -16,7 +16,7 @@ func Example() {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, ResourceVersion: rv}}
 	}
 	_ = f.Replace([]*corev1.ConfigMap{cm("a", "10"), cm("b", "11")}, "11") // the initial list
-	_ = f.Update(cm("a", "12"))                                            // joins a's deltas
+	_ = f.Update(cm("a", "12"))                                            // after the list
 	_ = f.Add(cm("c", "13"))
 
 	for f.Len() > 0 {
@@ -34,8 +34,9 @@ func Example() {
 	// Output:
 	// batch, initial list: true
 	//   default/a Replaced 10
-	//   default/a Updated 12
 	//   default/b Replaced 11
+	// batch, initial list: false
+	//   default/a Updated 12
 	// batch, initial list: false
 	//   default/c Added 13
 	// synced: true store at: 13

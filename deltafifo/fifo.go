@@ -28,6 +28,12 @@ type FIFO[T Object] struct {
 	batchLen     int
 	batchInitial bool
 
+	// direct is a Replace batch built straight into Items, without per-key
+	// entries: the fast path when nothing was queued or known (the initial
+	// list). Keys in it are older than anything in order.
+	direct   []Item[T]
+	directRV string
+
 	populated bool // a Replace has happened
 	synced    bool // the first Replace's batch has been processed
 
@@ -38,8 +44,13 @@ type FIFO[T Object] struct {
 	watchedCtx context.Context // the context Pop last registered a wake-up for
 	stopWatch  func() bool
 
-	popped []Item[T] // reused by Pop
+	popped        []Item[T]   // reused by Pop
+	poppedEntries []*entry[T] // the entries behind popped, recycled after processing
+	free          []*entry[T]
 }
+
+// maxFree bounds how many spent entries are kept for reuse.
+const maxFree = 1024
 
 // entry is a queued key's deltas. rvBefore is the newest resourceVersion
 // seen before the key was queued: until the key is processed, the
@@ -111,7 +122,12 @@ func (f *FIFO[T]) Bookmark(resourceVersion string) {
 func (f *FIFO[T]) queue(key string, d Delta[T]) {
 	e, ok := f.entries[key]
 	if !ok {
-		e = &entry[T]{rvBefore: f.latestRV}
+		if n := len(f.free); n > 0 {
+			e, f.free = f.free[n-1], f.free[:n-1]
+		} else {
+			e = new(entry[T])
+		}
+		e.rvBefore = f.latestRV
 		e.inline[0] = d
 		e.deltas = e.inline[:1:1]
 		f.entries[key] = e
@@ -134,7 +150,7 @@ func (f *FIFO[T]) queue(key string, d Delta[T]) {
 func (f *FIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.order.len()
+	return f.order.len() + len(f.direct)
 }
 
 // HasSynced reports whether the first Replace's items have all been popped
@@ -153,6 +169,8 @@ func (f *FIFO[T]) LastStoreSyncResourceVersion() string {
 	switch {
 	case f.inFlight:
 		return f.inFlightRV
+	case f.direct != nil:
+		return f.directRV
 	case f.order.len() > 0:
 		return f.entries[f.order.peek()].rvBefore
 	default:

@@ -280,3 +280,18 @@ func must(t *testing.T, err error) {
 		t.Error(err)
 	}
 }
+
+func TestSecondReplaceBeforePopSeesTheFirst(t *testing.T) {
+	f := New[CM](&store{objs: map[string]CM{}})
+	must(t, f.Replace([]CM{cm("a", "1"), cm("b", "2")}, "2")) // direct fast path
+	must(t, f.Update(cm("a", "3")))
+	must(t, f.Replace([]CM{cm("a", "4")}, "5")) // b vanished before anyone popped
+	got, initial := pop(t, f)
+	want := "ns/a:Replaced(1),Updated(3),Replaced(4) ns/b:Replaced(2),Deleted(2)?"
+	if got != want || !initial {
+		t.Fatalf("got %q (initial %v), want %q (initial true)", got, initial, want)
+	}
+	if f.Len() != 0 {
+		t.Fatalf("left over: %d", f.Len())
+	}
+}

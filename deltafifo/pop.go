@@ -39,10 +39,15 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 	f.cond.Broadcast() // a Replace may be waiting for the batch to finish
 	if errors.Is(err, ErrRequeue) {
 		f.requeue(b)
+		f.recycle()
 		return err
 	}
+	f.recycle()
 	if b.InitialList {
 		f.synced = true
+	}
+	if len(f.popped) > 4096 {
+		f.popped = nil // a large batch's slice is not worth keeping
 	}
 	clear(f.popped) // drop references to the objects
 	return err
@@ -56,6 +61,10 @@ func (f *FIFO[T]) take() Batch[T] {
 		f.batch, f.batchLen, f.batchInitial = false, 0, false
 	}
 	items := f.popped[:0]
+	if f.direct != nil {
+		items, f.inFlightRV = f.direct, f.directRV
+		f.direct = nil
+	}
 	for range n {
 		key := f.order.pop()
 		e := f.entries[key]
@@ -64,9 +73,15 @@ func (f *FIFO[T]) take() Batch[T] {
 		}
 		delete(f.entries, key)
 		items = append(items, Item[T]{Key: key, Deltas: e.deltas})
+		f.poppedEntries = append(f.poppedEntries, e)
 	}
 	if len(items) == 0 { // an empty relist still marks the end of a list
 		f.inFlightRV = f.latestRV
+	}
+	if f.order.len() == 0 && len(f.entries) == 0 && cap(f.order.keys) > 4096 {
+		// Maps and slices keep their peak size; after a large relist has
+		// drained, let the garbage collector have that memory back.
+		f.entries, f.order = make(map[string]*entry[T]), keyQueue{}
 	}
 	f.inFlight = true
 	f.popped = items
@@ -110,4 +125,20 @@ func (f *FIFO[T]) watch(ctx context.Context) {
 		f.cond.Broadcast()
 		f.mu.Unlock()
 	})
+}
+
+// recycle keeps the entries of the batch just processed for reuse: their
+// deltas are no longer referenced once process has returned. f.mu is held.
+func (f *FIFO[T]) recycle() {
+	for i, e := range f.poppedEntries {
+		if len(f.free) < maxFree {
+			*e = entry[T]{}
+			f.free = append(f.free, e)
+		}
+		f.poppedEntries[i] = nil
+	}
+	f.poppedEntries = f.poppedEntries[:0]
+	if cap(f.poppedEntries) > maxFree {
+		f.poppedEntries = nil
+	}
 }

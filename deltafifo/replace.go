@@ -28,6 +28,7 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waitIdle()
+	f.materialize()
 	// Deletions are possible only if something is known or queued; on the
 	// initial list neither is, and the set of listed keys is not needed.
 	var knownKeys []string
@@ -41,9 +42,13 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 			listed[key] = struct{}{}
 		}
 	}
-	for i, obj := range list {
-		if keys[i] != "" {
-			f.queue(keys[i], Delta[T]{Type: Replaced, Object: obj})
+	if listed == nil && !f.batch {
+		f.direct, f.directRV = directBatch(list, keys), f.latestRV
+	} else {
+		for i, obj := range list {
+			if keys[i] != "" {
+				f.queue(keys[i], Delta[T]{Type: Replaced, Object: obj})
+			}
 		}
 	}
 	if listed != nil {
@@ -93,6 +98,7 @@ func (f *FIFO[T]) Resync() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waitIdle()
+	f.materialize()
 	for _, key := range f.known.ListKeys() {
 		if _, queued := f.entries[key]; queued {
 			continue
@@ -110,4 +116,39 @@ func (f *FIFO[T]) waitIdle() {
 	for f.inFlight && !f.closed {
 		f.cond.Wait()
 	}
+}
+
+// directBatch builds a Replace batch with one allocation for all its deltas.
+func directBatch[T Object](list []T, keys []string) []Item[T] {
+	items := make([]Item[T], 0, len(list))
+	deltas := make([]Delta[T], len(list))
+	for i, obj := range list {
+		if keys[i] == "" {
+			continue
+		}
+		deltas[i] = Delta[T]{Type: Replaced, Object: obj}
+		items = append(items, Item[T]{Key: keys[i], Deltas: deltas[i : i+1 : i+1]})
+	}
+	return items
+}
+
+// materialize turns a pending direct batch into ordinary entries at the
+// front of the queue, for operations that need per-key lookups. f.mu is held.
+func (f *FIFO[T]) materialize() {
+	if f.direct == nil {
+		return
+	}
+	keys := make([]string, len(f.direct))
+	for i, it := range f.direct {
+		keys[i] = it.Key
+		if e, ok := f.entries[it.Key]; ok { // a newer event for the same key
+			e.deltas = append(append([]Delta[T](nil), it.Deltas...), e.deltas...)
+			e.rvBefore = f.directRV
+			continue
+		}
+		f.entries[it.Key] = &entry[T]{deltas: it.Deltas, rvBefore: f.directRV}
+	}
+	f.order.moveToFront(keys)
+	f.batchLen += len(keys)
+	f.direct = nil
 }

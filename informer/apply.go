@@ -12,10 +12,23 @@ import (
 func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
+	// A single watch event reuses one buffer. A relist's notifications go to
+	// every handler as one shared chunk, so they get a slice of their own.
 	notes := inf.notes[:0]
+	chunk := len(b.Items) > 1 || b.InitialList
+	if chunk {
+		n := 0
+		for _, it := range b.Items {
+			n += len(it.Deltas)
+		}
+		notes = make([]change[T], 0, n)
+	}
 	var errs []error
 	c := inf.cache
 	c.mu.Lock()
+	if len(c.items) == 0 && len(b.Items) > 1024 {
+		c.items = make(map[string]T, len(b.Items)) // filling an empty cache: size it once
+	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
 			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList)
@@ -29,8 +42,12 @@ func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
 	}
 	c.mu.Unlock()
 
-	for _, ch := range notes {
-		for l := range inf.listeners {
+	for l := range inf.listeners {
+		if chunk {
+			l.enqueueChunk(notes)
+			continue
+		}
+		for _, ch := range notes {
 			l.enqueue(ch.key, ch.n)
 		}
 	}
@@ -40,8 +57,10 @@ func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
 			l.markSynced()
 		}
 	}
-	clear(notes) // drop object references until the next batch
-	inf.notes = notes[:0]
+	if !chunk {
+		clear(notes) // drop object references until the next event
+		inf.notes = notes[:0]
+	}
 	return errors.Join(errs...)
 }
 

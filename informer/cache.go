@@ -73,11 +73,10 @@ type index[T Object] struct {
 	valsByKey map[string][]string
 }
 
-// values returns the index values of obj; the namespace index is computed
-// without calling through a func or allocating a slice per object.
-func (ix *index[T]) values(obj T, buf []string) ([]string, error) {
+// values returns the index values of obj.
+func (ix *index[T]) values(obj T) ([]string, error) {
 	if ix.fn == nil {
-		return append(buf[:0], obj.GetNamespace()), nil
+		return []string{obj.GetNamespace()}, nil
 	}
 	return ix.fn(obj)
 }
@@ -106,7 +105,7 @@ func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	c.indexes[name] = ix
 	var errs []error
 	for key, obj := range c.items {
-		errs = append(errs, c.indexOne(name, ix, key, obj, nil))
+		errs = append(errs, c.indexOne(name, ix, key, obj))
 	}
 	return errors.Join(errs...)
 }

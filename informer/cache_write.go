@@ -18,12 +18,12 @@ func (c *Cache[T]) put(key string, obj T) (old T, existed bool, err error) {
 		c.unindex(key, old)
 	}
 	c.items[key] = obj
-	var errs []error
-	var buf [1]string
 	for name, ix := range c.indexes {
-		errs = append(errs, c.indexOne(name, ix, key, obj, buf[:0]))
+		if e := c.indexOne(name, ix, key, obj); e != nil {
+			err = errors.Join(err, e)
+		}
 	}
-	return old, existed, errors.Join(errs...)
+	return old, existed, err
 }
 
 // remove deletes key, returning the object it held. c.mu must be held for writing.
@@ -36,20 +36,19 @@ func (c *Cache[T]) remove(key string) (old T, existed bool) {
 	return old, existed
 }
 
-func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T, buf []string) error {
-	vals, err := ix.values(obj, buf)
+func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T) error {
+	if ix.fn == nil { // the namespace index: no func call, no slice
+		ix.add(obj.GetNamespace(), key)
+		return nil
+	}
+	vals, err := ix.fn(obj)
 	if err != nil {
 		return fmt.Errorf("informer: index %q failed for %s: %w", name, key, err)
 	}
 	for _, v := range vals {
-		set := ix.keysByVal[v]
-		if set == nil {
-			set = make(map[string]struct{})
-			ix.keysByVal[v] = set
-		}
-		set[key] = struct{}{}
+		ix.add(v, key)
 	}
-	if ix.valsByKey != nil && len(vals) > 0 {
+	if len(vals) > 0 {
 		ix.valsByKey[key] = vals
 	}
 	return nil
@@ -66,6 +65,15 @@ func (c *Cache[T]) unindex(key string, old T) {
 		}
 		delete(ix.valsByKey, key)
 	}
+}
+
+func (ix *index[T]) add(value, key string) {
+	set := ix.keysByVal[value]
+	if set == nil {
+		set = make(map[string]struct{})
+		ix.keysByVal[value] = set
+	}
+	set[key] = struct{}{}
 }
 
 func (ix *index[T]) drop(value, key string) {

@@ -187,7 +187,7 @@ func (v indexerView[T]) GetIndexers() cache.Indexers {
 			if err != nil {
 				return nil, err
 			}
-			return ix.values(t, nil)
+			return ix.values(t)
 		}
 	}
 	return out

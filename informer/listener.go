@@ -59,10 +59,13 @@ func (s *slot[T]) merge(next notification[T]) {
 	}
 }
 
-// entry is a place in a listener's delivery order: a key, or a barrier that
-// marks the end of the initial list.
-type entry struct {
+// entry is a place in a listener's delivery order: one key's pending
+// notifications, a chunk of a batch's notifications, or a barrier that marks
+// the end of the initial list.
+type entry[T Object] struct {
 	key     string
+	slot    *slot[T]
+	chunk   []change[T]
 	barrier bool
 }
 
@@ -71,18 +74,23 @@ type listener[T Object] struct {
 	handler Handler[T]
 	log     logr.Logger
 
-	mu      sync.Mutex
-	cond    sync.Cond
-	order   queue[entry]
-	pending map[string]slot[T]
+	mu    sync.Mutex
+	cond  sync.Cond
+	order queue[entry[T]]
+	// pending holds the slots that later events for the same key may merge
+	// into: those queued since the last chunk. A chunk seals them, so that
+	// nothing after the chunk is delivered before it.
+	pending map[string]*slot[T]
+	free    []*slot[T] // delivered slots, for reuse
 	stopped bool
+	halt    atomic.Bool // stopped, readable without the lock mid-chunk
 
 	synced atomic.Bool
 	done   chan struct{}
 }
 
 func newListener[T Object](h Handler[T], log logr.Logger) *listener[T] {
-	l := &listener[T]{handler: h, log: log, pending: make(map[string]slot[T]), done: make(chan struct{})}
+	l := &listener[T]{handler: h, log: log, pending: make(map[string]*slot[T]), done: make(chan struct{})}
 	l.cond.L = &l.mu
 	return l
 }
@@ -90,12 +98,29 @@ func newListener[T Object](h Handler[T], log logr.Logger) *listener[T] {
 // enqueue adds a notification for key; it never blocks on the handler.
 func (l *listener[T]) enqueue(key string, n notification[T]) {
 	l.mu.Lock()
-	s, queued := l.pending[key]
-	s.merge(n)
-	l.pending[key] = s
-	if !queued {
-		l.push(entry{key: key})
+	s := l.pending[key]
+	if s == nil {
+		if k := len(l.free); k > 0 {
+			s, l.free = l.free[k-1], l.free[:k-1]
+		} else {
+			s = new(slot[T])
+		}
+		l.pending[key] = s
+		l.push(entry[T]{key: key, slot: s})
 	}
+	s.merge(n)
+	l.mu.Unlock()
+}
+
+// enqueueChunk adds a batch's notifications in one step; the listener only
+// reads the slice, so all listeners share it.
+func (l *listener[T]) enqueueChunk(chunk []change[T]) {
+	if len(chunk) == 0 {
+		return
+	}
+	l.mu.Lock()
+	clear(l.pending)
+	l.push(entry[T]{chunk: chunk})
 	l.mu.Unlock()
 }
 
@@ -103,11 +128,11 @@ func (l *listener[T]) enqueue(key string, n notification[T]) {
 // been handled, the listener reports HasSynced.
 func (l *listener[T]) markSynced() {
 	l.mu.Lock()
-	l.push(entry{barrier: true})
+	l.push(entry[T]{barrier: true})
 	l.mu.Unlock()
 }
 
-func (l *listener[T]) push(e entry) {
+func (l *listener[T]) push(e entry[T]) {
 	if l.order.len() == 0 {
 		l.cond.Signal()
 	}
@@ -117,6 +142,7 @@ func (l *listener[T]) push(e entry) {
 func (l *listener[T]) stop() {
 	l.mu.Lock()
 	l.stopped = true
+	l.halt.Store(true)
 	l.cond.Broadcast()
 	l.mu.Unlock()
 }
@@ -133,16 +159,30 @@ func (l *listener[T]) run() {
 			return
 		}
 		e := l.order.pop()
-		if e.barrier {
-			l.mu.Unlock()
-			l.synced.Store(true)
-			continue
+		var s slot[T]
+		if e.slot != nil {
+			s = *e.slot
+			if l.pending[e.key] == e.slot {
+				delete(l.pending, e.key)
+			}
+			*e.slot = slot[T]{}
+			l.free = append(l.free, e.slot)
 		}
-		s := l.pending[e.key]
-		delete(l.pending, e.key)
 		l.mu.Unlock()
-		for i := range s.n {
-			l.deliver(e.key, &s.q[i])
+		switch {
+		case e.barrier:
+			l.synced.Store(true)
+		case e.chunk != nil:
+			for i := range e.chunk {
+				if l.halt.Load() {
+					return
+				}
+				l.deliver(e.chunk[i].key, &e.chunk[i].n)
+			}
+		default:
+			for i := range s.n {
+				l.deliver(e.key, &s.q[i])
+			}
 		}
 	}
 }

@@ -53,11 +53,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		return nil, fmt.Errorf("informer %s: AddHandler after Run returned", inf.name)
 	}
 	l := newListener(h, inf.log)
-	inf.cache.mu.RLock()
-	for key, obj := range inf.cache.items {
-		l.enqueue(key, notification[T]{kind: kindAdd, obj: obj, initial: true})
-	}
-	inf.cache.mu.RUnlock()
+	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindAdd, initial: true}))
 	if inf.initialApplied {
 		l.markSynced() // otherwise the initial batch will mark it
 	}
@@ -105,11 +101,7 @@ func (inf *Informer[T]) resyncLoop(ctx context.Context, l *listener[T], period t
 			return
 		case <-t.C():
 			inf.mu.Lock()
-			inf.cache.mu.RLock()
-			for key, obj := range inf.cache.items {
-				l.enqueue(key, notification[T]{kind: kindUpdate, old: obj, obj: obj})
-			}
-			inf.cache.mu.RUnlock()
+			l.enqueueChunk(inf.snapshot(notification[T]{kind: kindUpdate}))
 			inf.mu.Unlock()
 		}
 	}
@@ -149,4 +141,20 @@ func WaitForCacheSync(ctx context.Context, informers ...interface {
 		case <-tick.C:
 		}
 	}
+}
+
+// snapshot returns a notification like n for every cached object (obj, and
+// for updates old, set to it). inf.mu must be held so no batch is half applied.
+func (inf *Informer[T]) snapshot(n notification[T]) []change[T] {
+	inf.cache.mu.RLock()
+	defer inf.cache.mu.RUnlock()
+	out := make([]change[T], 0, len(inf.cache.items))
+	for key, obj := range inf.cache.items {
+		n.obj = obj
+		if n.kind == kindUpdate {
+			n.old = obj
+		}
+		out = append(out, change[T]{key: key, n: n})
+	}
+	return out
 }
