@@ -95,8 +95,16 @@ func TestListThenWatchFromTheListsVersion(t *testing.T) {
 	for _, want := range []string{"add c 11", "update a 12", "delete b 13", "bookmark 14"} {
 		h.store.expect(t, want)
 	}
-	if rv := h.r.LastSyncResourceVersion(); rv != "14" || !h.r.HasInitialSync() {
-		t.Fatalf("health: rv=%q initialSync=%v", rv, h.r.HasInitialSync())
+	// The store hears of the bookmark just before the reflector records it.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.r.LastSyncResourceVersion() != "14" {
+		if time.Now().After(deadline) {
+			t.Fatalf("health: rv=%q, want 14", h.r.LastSyncResourceVersion())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !h.r.HasInitialSync() || h.r.LastEventTime().IsZero() {
+		t.Fatalf("health: initialSync=%v lastEvent=%v", h.r.HasInitialSync(), h.r.LastEventTime())
 	}
 }
 
