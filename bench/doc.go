@@ -1,0 +1,11 @@
+// Package bench holds side-by-side benchmarks of steady against client-go
+// and controller-runtime. Every benchmark runs both implementations in the
+// same `go test -bench` run, on identical inputs, as sub-benchmarks whose
+// names differ only in the final impl=steady or impl=client-go element, so
+// that benchstat can line the pairs up:
+//
+//	cd bench && go test -run '^$' -bench . -benchmem -count 6 | tee new.txt
+//
+// It is a separate module so that steady itself never depends on the
+// implementations it is compared with.
+package bench

@@ -1,0 +1,146 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/workqueue"
+)
+
+// The reconcile contract, re-exported from package reconcile so a controller
+// author needs one import.
+type (
+	// Request names the object to reconcile.
+	Request = reconcile.Request
+	// Result says when to reconcile again after a success.
+	Result = reconcile.Result
+	// Reconciler makes the world match one object's desired state.
+	Reconciler = reconcile.Reconciler
+	// ReconcilerFunc adapts a function to Reconciler.
+	ReconcilerFunc = reconcile.Func
+)
+
+// TerminalError marks err as not worth retrying; see reconcile.TerminalError.
+func TerminalError(err error) error { return reconcile.TerminalError(err) }
+
+// Controller reconciles the requests its sources produce, with a bounded
+// number of workers, never the same request on two workers at once.
+type Controller struct {
+	name  string
+	r     Reconciler
+	opts  *options
+	queue *workqueue.RateLimitingQueue[Request]
+	log   logr.Logger
+
+	mu      sync.Mutex
+	sources []Source
+	started bool
+}
+
+// New returns a controller named name (used in logs and metrics; it should
+// be unique in a process) that calls r.
+func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
+	o := newOptions(opts)
+	switch {
+	case name == "":
+		return nil, errors.New("controller: empty name")
+	case r == nil:
+		return nil, fmt.Errorf("controller %s: nil Reconciler", name)
+	case o.workers < 1:
+		return nil, fmt.Errorf("controller %s: WithMaxConcurrentReconciles(%d): need at least 1", name, o.workers)
+	case o.cacheSyncTimeout <= 0:
+		return nil, fmt.Errorf("controller %s: WithCacheSyncTimeout(%s): must be positive", name, o.cacheSyncTimeout)
+	case o.reconcileTimeout < 0:
+		return nil, fmt.Errorf("controller %s: WithReconcileTimeout(%s): must not be negative", name, o.reconcileTimeout)
+	}
+	if o.limiter == nil {
+		o.limiter = workqueue.DefaultControllerRateLimiter[Request]()
+	}
+	qopts := []workqueue.Option{workqueue.WithName(name), workqueue.WithClock(o.clock), workqueue.WithLogger(o.log)}
+	if o.metrics != nil {
+		qopts = append(qopts, workqueue.WithMetricsProvider(o.metrics))
+	}
+	return &Controller{
+		name:  name,
+		r:     r,
+		opts:  o,
+		queue: workqueue.NewRateLimiting(o.limiter, qopts...),
+		log:   o.log.WithValues("controller", name),
+	}, nil
+}
+
+// Name returns the controller's name.
+func (c *Controller) Name() string { return c.name }
+
+// Watch adds a source of requests. Call it before Start.
+func (c *Controller) Watch(src Source) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return fmt.Errorf("controller %s: Watch(%s) after Start", c.name, src.Name())
+	}
+	c.sources = append(c.sources, src)
+	return nil
+}
+
+// Start connects the sources, waits until their caches have synced (an
+// error names those that did not), and runs the workers until ctx is done.
+// Then it stops taking new work, lets reconciles in progress finish, and
+// returns. A controller starts once.
+func (c *Controller) Start(ctx context.Context) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return fmt.Errorf("controller %s: started twice", c.name)
+	}
+	c.started = true
+	sources := c.sources
+	c.mu.Unlock()
+	defer c.queue.ShutDown()
+
+	for _, src := range sources {
+		stop, err := src.Start(ctx, c.queue)
+		if err != nil {
+			return fmt.Errorf("controller %s: %w", c.name, err)
+		}
+		defer stop()
+	}
+	if err := c.waitForSync(ctx, sources); err != nil {
+		return err
+	}
+	c.log.Info("starting workers", "workers", c.opts.workers)
+	var wg sync.WaitGroup
+	for range c.opts.workers {
+		wg.Go(func() {
+			for c.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	c.log.Info("stopping: waiting for reconciles in progress")
+	c.queue.ShutDown() // wakes idle workers; busy ones finish their request
+	wg.Wait()
+	return nil
+}
+
+func (c *Controller) waitForSync(ctx context.Context, sources []Source) error {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.cacheSyncTimeout)
+	defer cancel()
+	syncers := make([]interface {
+		informer.Syncer
+		Name() string
+	}, len(sources))
+	for i, s := range sources {
+		syncers[i] = s
+	}
+	if err := informer.WaitForCacheSync(ctx, syncers...); err != nil {
+		return fmt.Errorf("controller %s: after %s: %w", c.name, c.opts.cacheSyncTimeout, err)
+	}
+	return nil
+}

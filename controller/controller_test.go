@@ -1,0 +1,241 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/workqueue"
+)
+
+// fakeSource adds fixed requests when started; it lives in tests only.
+type fakeSource struct {
+	reqs   []Request
+	synced atomic.Bool
+}
+
+func (s *fakeSource) Name() string    { return "fake" }
+func (s *fakeSource) HasSynced() bool { return s.synced.Load() }
+func (s *fakeSource) Start(_ context.Context, q handler.Queue) (func(), error) {
+	for _, r := range s.reqs {
+		q.Add(r)
+	}
+	return func() {}, nil
+}
+
+func req(name string) Request {
+	return Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+}
+
+// scripted answers each call with the next outcome and reports it on calls.
+type scripted struct {
+	mu       sync.Mutex
+	outcomes []func() (Result, error)
+	calls    chan Request
+}
+
+func (s *scripted) Reconcile(_ context.Context, r Request) (Result, error) {
+	s.mu.Lock()
+	next := func() (Result, error) { return Result{}, nil }
+	if len(s.outcomes) > 0 {
+		next, s.outcomes = s.outcomes[0], s.outcomes[1:]
+	}
+	s.mu.Unlock()
+	defer func() { s.calls <- r }()
+	return next()
+}
+
+type harness struct {
+	t      *testing.T
+	clock  *clocktesting.FakeClock
+	c      *Controller
+	r      *scripted
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, outcomes ...func() (Result, error)) *harness {
+	t.Helper()
+	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{outcomes: outcomes, calls: make(chan Request, 100)}}
+	c, err := New("test", h.r, WithClock(h.clock),
+		WithRateLimiter(workqueue.NewExponentialLimiter[Request](time.Second, time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{reqs: []Request{req("a")}}
+	src.synced.Store(true)
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.c, h.cancel, h.done = c, cancel, make(chan error, 1)
+	go func() { h.done <- c.Start(ctx) }()
+	return h
+}
+
+// expectCall waits for the next reconcile.
+func (h *harness) expectCall() {
+	h.t.Helper()
+	select {
+	case <-h.r.calls:
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("no reconcile")
+	}
+}
+
+// expectNoCall checks nothing is reconciled without the clock moving.
+func (h *harness) expectNoCall() {
+	h.t.Helper()
+	select {
+	case r := <-h.r.calls:
+		h.t.Fatalf("unexpected reconcile of %v", r)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// step advances the fake clock once the queue has a timer waiting.
+func (h *harness) step(d time.Duration) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !h.clock.HasWaiters() {
+		if time.Now().After(deadline) {
+			h.t.Fatal("queue never waited on the clock")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	h.clock.Step(d)
+}
+
+// requeues waits until the request's failure count is n: the fake reports a
+// call from inside Reconcile, before the controller has handled the outcome.
+func (h *harness) requeues(n int, what string) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for h.c.queue.NumRequeues(req("a")) != n {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%s: NumRequeues = %d, want %d", what, h.c.queue.NumRequeues(req("a")), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (h *harness) stop() {
+	h.t.Helper()
+	h.cancel()
+	if err := <-h.done; err != nil {
+		h.t.Fatalf("Start returned %v", err)
+	}
+}
+
+func TestErrorRequeuesWithBackoff(t *testing.T) {
+	h := start(t, func() (Result, error) { return Result{}, errors.New("boom") })
+	h.expectCall()
+	h.expectNoCall() // waits for the 1s backoff
+	h.requeues(1, "after one failure")
+	h.step(time.Second)
+	h.expectCall() // the retry succeeds...
+	h.requeues(0, "...and forgets the backoff")
+	h.stop()
+}
+
+func TestRequeueAfterForgetsAndWaits(t *testing.T) {
+	h := start(t,
+		func() (Result, error) { return Result{}, errors.New("first fails") },
+		func() (Result, error) { return Result{RequeueAfter: 30 * time.Second}, nil },
+	)
+	h.expectCall()
+	h.step(time.Second)
+	h.expectCall()
+	h.requeues(0, "RequeueAfter must forget the failure backoff")
+	h.step(29 * time.Second)
+	h.expectNoCall()
+	h.step(time.Second)
+	h.expectCall()
+	h.stop()
+}
+
+func TestTerminalErrorIsNotRetried(t *testing.T) {
+	h := start(t,
+		func() (Result, error) { return Result{}, errors.New("transient") },
+		func() (Result, error) { return Result{}, TerminalError(errors.New("bad spec")) },
+	)
+	h.expectCall()
+	h.step(time.Second)
+	h.expectCall()
+	h.requeues(0, "terminal error must forget the backoff")
+	if h.clock.HasWaiters() {
+		t.Fatal("terminal error scheduled a retry")
+	}
+	h.expectNoCall()
+	h.stop()
+}
+
+func TestErrorWinsOverRequeueAfter(t *testing.T) {
+	h := start(t, func() (Result, error) { return Result{RequeueAfter: time.Hour}, errors.New("both") })
+	h.expectCall()
+	h.step(time.Second) // the backoff, not the hour
+	h.expectCall()
+	h.stop()
+}
+
+func TestPanicIsRecoveredAsError(t *testing.T) {
+	h := start(t, func() (Result, error) { panic("reconciler bug") })
+	h.expectCall()
+	h.requeues(1, "panic must count as a failure")
+	h.step(time.Second)
+	h.expectCall()
+	h.stop()
+}
+
+func TestSyncTimeoutNamesTheSource(t *testing.T) {
+	c, err := New("stuck", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }),
+		WithCacheSyncTimeout(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Watch(&fakeSource{})
+	err = c.Start(context.Background())
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !containsAll(err.Error(), "stuck", "fake") {
+		t.Fatalf("Start with an unsynced source: %v", err)
+	}
+}
+
+func TestOptionsAreValidated(t *testing.T) {
+	r := ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil })
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want string
+	}{
+		{"workers", []Option{WithMaxConcurrentReconciles(0)}, "WithMaxConcurrentReconciles(0)"},
+		{"sync timeout", []Option{WithCacheSyncTimeout(0)}, "WithCacheSyncTimeout(0s)"},
+		{"reconcile timeout", []Option{WithReconcileTimeout(-time.Second)}, "WithReconcileTimeout(-1s)"},
+	} {
+		if _, err := New("c", r, tc.opts...); err == nil || !containsAll(err.Error(), tc.want) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if _, err := New("", r); err == nil {
+		t.Error("empty name accepted")
+	}
+	if _, err := New("c", nil); err == nil {
+		t.Error("nil reconciler accepted")
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,43 @@
+// Package controller runs the reconcile loop: sources (informers) produce
+// requests, a rate-limited work queue holds them, and workers call the
+// user's Reconciler.
+//
+// A Request names an object, never its state: the reconciler reads the
+// current state from the cache, so a burst of events for one object becomes
+// one reconcile, and a request is never reconciled by two workers at once.
+//
+//	c, _ := controller.New("deployments", reconciler, controller.WithMaxConcurrentReconciles(4))
+//	c.Watch(controller.Informer(deployInformer, handler.EnqueueObject[*appsv1.Deployment](),
+//		predicate.GenerationChanged[*appsv1.Deployment]()))
+//	err := c.Start(ctx)
+//
+// Start waits for every source's cache to sync (its error names those that
+// did not within WithCacheSyncTimeout), then runs the workers until ctx is
+// done. On shutdown no new request is taken, and reconciles in progress run
+// to the end: their context is not cancelled with the controller's (use
+// WithReconcileTimeout to bound them).
+//
+// # Outcomes
+//
+//   - an error: the request is retried after the rate limiter's backoff
+//     (default: per-request exponential 5ms..1000s, with an overall 10 qps
+//     bucket);
+//   - TerminalError(err): logged, the backoff forgotten, not retried until a
+//     new event arrives;
+//   - a panic: recovered (WithRecoverPanic), logged with its stack, and
+//     treated as an error;
+//   - Result{RequeueAfter: d} with a nil error: the backoff is forgotten and
+//     the request comes back after d;
+//   - an error together with RequeueAfter: the error wins and RequeueAfter is
+//     ignored, as in controller-runtime;
+//   - success: the backoff is forgotten.
+//
+// Every reconcile's context carries a logger (LoggerFrom) with the
+// controller name, the request and a unique reconcile ID.
+//
+// # Writing safely
+//
+// Update and UpdateStatus implement optimistic concurrency for writers that
+// race: read, mutate, write with the resourceVersion read, and on 409
+// Conflict start over from a fresh read, so no writer's change is lost.
+package controller

@@ -1,0 +1,384 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/reflector"
+	"github.com/steadyctl/steady/testenv"
+)
+
+var (
+	env *testenv.Environment
+	cs  *kubernetes.Clientset
+)
+
+func TestMain(m *testing.M) {
+	var err error
+	if env, err = testenv.Start(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cs = kubernetes.NewForConfigOrDie(env.Config)
+	code := m.Run()
+	env.Stop()
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+			goleak.IgnoreTopFunction("internal/poll.runtime_pollWait")); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func namespace(t *testing.T) string {
+	t.Helper()
+	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// run starts the informers and the controller, and stops them all (waiting
+// for their goroutines) when the test ends.
+func run(t *testing.T, c *controller.Controller, informers ...func(context.Context) error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, r := range append(informers, c.Start) {
+		wg.Go(func() {
+			if err := r(ctx); err != nil {
+				t.Errorf("run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func deployment(name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	one := int32(1)
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &one,
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/app:1"}}},
+			},
+		},
+	}
+}
+
+// statusWriter reconciles a Deployment by writing its status every time,
+// the pattern that loops without a predicate.
+func statusWriter(ns string, count *atomic.Int32) controller.Reconciler {
+	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+		n := count.Add(1)
+		_, err := controller.UpdateStatus(ctx, cs.AppsV1().Deployments(ns), req.Name, func(d *appsv1.Deployment) error {
+			d.Status.ObservedGeneration = d.Generation
+			d.Status.Conditions = []appsv1.DeploymentCondition{{
+				Type: "Reconciled", Status: corev1.ConditionTrue, Message: fmt.Sprintf("reconcile %d", n)}}
+			return nil
+		})
+		if apierrors.IsNotFound(err) {
+			return controller.Result{}, nil
+		}
+		return controller.Result{}, err
+	})
+}
+
+// TestGenerationChangedBreaksTheStatusLoop is the tutorial's lesson: the same
+// reconciler settles with GenerationChanged and loops without it.
+func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		preds     []predicate.Predicate[*appsv1.Deployment]
+		wantLoops bool
+	}{
+		{"with GenerationChanged", []predicate.Predicate[*appsv1.Deployment]{predicate.GenerationChanged[*appsv1.Deployment]()}, false},
+		{"without a predicate", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := namespace(t)
+			var count atomic.Int32
+			inf := informer.New[*appsv1.Deployment](reflector.FromClient(cs.AppsV1().Deployments(ns)), informer.WithName("deployments"))
+			c, err := controller.New("status-"+ns, statusWriter(ns, &count))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Watch(controller.Informer(inf, handler.EnqueueObject[*appsv1.Deployment](), tc.preds...)); err != nil {
+				t.Fatal(err)
+			}
+			run(t, c, inf.Run)
+			d, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, "first reconcile", func() bool { return count.Load() >= 1 })
+			// A spec change must reconcile again in both cases.
+			_, err = controller.Update(context.Background(), cs.AppsV1().Deployments(ns), d.Name, func(d *appsv1.Deployment) error {
+				d.Spec.Template.Spec.Containers[0].Image = "example.invalid/app:2"
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantLoops {
+				eventually(t, "the status-write loop to show", func() bool { return count.Load() >= 20 })
+				return
+			}
+			eventually(t, "the spec change to be reconciled", func() bool {
+				cur, err := cs.AppsV1().Deployments(ns).Get(context.Background(), d.Name, metav1.GetOptions{})
+				return err == nil && cur.Status.ObservedGeneration == cur.Generation && cur.Generation == 2
+			})
+			settled := count.Load()
+			time.Sleep(500 * time.Millisecond) // a loop would reconcile dozens of times here
+			if n := count.Load(); n > 3 || n != settled {
+				t.Fatalf("with GenerationChanged: %d reconciles (%d when settled), want one per spec change", n, settled)
+			}
+		})
+	}
+}
+
+func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
+	ns := namespace(t)
+	reconciled := make(chan string, 100)
+	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+		reconciled <- req.String()
+		return controller.Result{}, nil
+	})
+	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
+	c, _ := controller.New("owner-"+ns, r)
+	_ = c.Watch(controller.Informer(cms, handler.EnqueueOwner[*corev1.ConfigMap](schema.GroupKind{Group: "apps", Kind: "Deployment"}, handler.OnlyController())))
+	run(t, c, cms.Run)
+
+	owner, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	child := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "apps/v1", Kind: "Deployment", Name: owner.Name, UID: owner.UID, Controller: &yes}}}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), child, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-reconciled:
+		if got != ns+"/web" {
+			t.Fatalf("reconciled %s, want the owner %s/web", got, ns)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a change to an owned ConfigMap did not reconcile its Deployment")
+	}
+}
+
+// TestFinalizerDeletionReachesReconciler shows what kube-apiserver does with
+// generation when deletion starts, and that GenerationChanged lets that
+// update through either way.
+func TestFinalizerDeletionReachesReconciler(t *testing.T) {
+	ns := namespace(t)
+	const finalizer = "steady.dev/cleanup"
+	ctx := context.Background()
+	cleaned := make(chan string, 10)
+
+	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, req.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return controller.Result{}, nil
+		}
+		if err != nil || cm.DeletionTimestamp == nil {
+			return controller.Result{}, err
+		}
+		_, err = controller.Update(ctx, cs.CoreV1().ConfigMaps(ns), req.Name, func(cm *corev1.ConfigMap) error {
+			cm.Finalizers = slices.DeleteFunc(cm.Finalizers, func(f string) bool { return f == finalizer })
+			return nil
+		})
+		if err == nil {
+			cleaned <- req.Name
+		}
+		return controller.Result{}, err
+	})
+	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	c, _ := controller.New("finalizer-"+ns, r)
+	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap](), predicate.GenerationChanged[*corev1.ConfigMap]()))
+	run(t, c, cms.Run)
+
+	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Name: "guarded", Finalizers: []string{finalizer}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().ConfigMaps(ns).Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cleaned:
+	case <-time.After(30 * time.Second):
+		t.Fatal("deletion of a finalized ConfigMap never reached the reconciler under GenerationChanged")
+	}
+	eventually(t, "the ConfigMap to disappear", func() bool {
+		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, cm.Name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+}
+
+// TestDeletionGenerationBehaviour records what kube-apiserver does to
+// metadata.generation when it sets deletionTimestamp on an object held by a
+// finalizer: it bumps it for kinds that track generation, and leaves 0 alone.
+func TestDeletionGenerationBehaviour(t *testing.T) {
+	ns := namespace(t)
+	ctx := context.Background()
+	const finalizer = "steady.dev/hold"
+	d := deployment("held")
+	d.Finalizers = []string{finalizer}
+	d, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{finalizer}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cs.AppsV1().Deployments(ns).Delete(ctx, d.Name, metav1.DeleteOptions{})
+	_ = cs.CoreV1().ConfigMaps(ns).Delete(ctx, cm.Name, metav1.DeleteOptions{})
+	d2, _ := cs.AppsV1().Deployments(ns).Get(ctx, d.Name, metav1.GetOptions{})
+	cm2, _ := cs.CoreV1().ConfigMaps(ns).Get(ctx, cm.Name, metav1.GetOptions{})
+	if d2.DeletionTimestamp == nil || d2.Generation != d.Generation+1 {
+		t.Fatalf("Deployment: generation %d -> %d, deletionTimestamp %v; want a bump", d.Generation, d2.Generation, d2.DeletionTimestamp)
+	}
+	if cm2.DeletionTimestamp == nil || cm2.Generation != 0 || cm.Generation != 0 {
+		t.Fatalf("ConfigMap: generation %d -> %d; want 0 throughout", cm.Generation, cm2.Generation)
+	}
+	p := predicate.GenerationChanged[*corev1.ConfigMap]()
+	if !p.Update(eventUpdate(cm, cm2)) {
+		t.Fatal("GenerationChanged hides the start of a ConfigMap's deletion")
+	}
+	for _, name := range []string{"held"} { // release the finalizers
+		_, _ = controller.Update(ctx, cs.AppsV1().Deployments(ns), name, func(d *appsv1.Deployment) error { d.Finalizers = nil; return nil })
+		_, _ = controller.Update(ctx, cs.CoreV1().ConfigMaps(ns), name, func(c *corev1.ConfigMap) error { c.Finalizers = nil; return nil })
+	}
+}
+
+func TestNoKeyIsReconciledConcurrently(t *testing.T) {
+	ns := namespace(t)
+	var mu sync.Mutex
+	inFlight := map[string]bool{}
+	var overlaps, maxParallel, parallel atomic.Int32
+	var total atomic.Int32
+	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+		mu.Lock()
+		if inFlight[req.Name] {
+			overlaps.Add(1)
+		}
+		inFlight[req.Name] = true
+		mu.Unlock()
+		if p := parallel.Add(1); p > maxParallel.Load() {
+			maxParallel.Store(p)
+		}
+		time.Sleep(20 * time.Millisecond) // a slow reconciler
+		parallel.Add(-1)
+		mu.Lock()
+		inFlight[req.Name] = false
+		mu.Unlock()
+		total.Add(1)
+		return controller.Result{}, nil
+	})
+	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	c, _ := controller.New("parallel-"+ns, r, controller.WithMaxConcurrentReconciles(8))
+	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap]()))
+	run(t, c, cms.Run)
+
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			name := "key-" + strconv.Itoa(i)
+			if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+				t.Error(err)
+				return
+			}
+			for j := range 15 { // updates while the key is being reconciled
+				_, err := controller.Update(ctx, cs.CoreV1().ConfigMaps(ns), name, func(cm *corev1.ConfigMap) error {
+					cm.Data = map[string]string{"n": strconv.Itoa(j)}
+					return nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	eventually(t, "reconciles to drain", func() bool { return total.Load() >= 16 && parallel.Load() == 0 })
+	if n := overlaps.Load(); n != 0 {
+		t.Fatalf("%d reconciles overlapped with another of the same key", n)
+	}
+	if maxParallel.Load() < 2 {
+		t.Fatalf("never more than %d reconciles at once: the test proves nothing", maxParallel.Load())
+	}
+}
+
+func TestRacingWritersLoseNoUpdate(t *testing.T) {
+	ns := namespace(t)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "counter"},
+		Data: map[string]string{"n": "0"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 25 {
+				_, err := controller.Update(ctx, cs.CoreV1().ConfigMaps(ns), "counter", func(cm *corev1.ConfigMap) error {
+					n, err := strconv.Atoi(cm.Data["n"])
+					cm.Data["n"] = strconv.Itoa(n + 1)
+					return err
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "counter", metav1.GetOptions{})
+	if err != nil || cm.Data["n"] != "100" {
+		t.Fatalf("4 writers x 25 increments: n=%s (%v), want 100", cm.Data["n"], err)
+	}
+}

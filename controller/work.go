@@ -1,0 +1,75 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/uuid"
+
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// processNext takes one request and reconciles it; false means stop.
+func (c *Controller) processNext(ctx context.Context) bool {
+	req, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer c.queue.Done(req)
+	if ctx.Err() != nil {
+		return false // stopping: leave queued work alone
+	}
+	c.reconcileOne(ctx, req)
+	return true
+}
+
+// reconcileOne runs the reconciler and turns its outcome into queue actions:
+//
+//   - error: requeue with the rate limiter's backoff (a RequeueAfter returned
+//     with an error is ignored: the error wins, as in controller-runtime);
+//   - terminal error (TerminalError): log, forget the backoff, no retry;
+//   - panic (when recovered): treated as an error, logged with the stack;
+//   - Result.RequeueAfter: forget the backoff, add again after that long;
+//   - success: forget the backoff.
+func (c *Controller) reconcileOne(ctx context.Context, req Request) {
+	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
+	// In-progress reconciles are allowed to finish on shutdown, so they do
+	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
+	rctx := logr.NewContext(context.WithoutCancel(ctx), log)
+	if c.opts.reconcileTimeout > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)
+		defer cancel()
+	}
+	result, err := c.call(rctx, req)
+	switch {
+	case err != nil && reconcile.IsTerminal(err):
+		c.queue.Forget(req)
+		log.Error(err, "reconcile failed terminally; not retrying")
+	case err != nil:
+		c.queue.AddRateLimited(req)
+		log.Error(err, "reconcile failed; retrying with backoff", "retries", c.queue.NumRequeues(req))
+	case result.RequeueAfter > 0:
+		c.queue.Forget(req)
+		c.queue.AddAfter(req, result.RequeueAfter)
+	default:
+		c.queue.Forget(req)
+	}
+}
+
+func (c *Controller) call(ctx context.Context, req Request) (result Result, err error) {
+	if c.opts.recoverPanic {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic in Reconcile: %v\n%s", r, debug.Stack())
+			}
+		}()
+	}
+	return c.r.Reconcile(ctx, req)
+}
+
+// LoggerFrom returns the logger of the reconcile running with ctx, carrying
+// the controller name, the request and the reconcile ID.
+func LoggerFrom(ctx context.Context) logr.Logger { return logr.FromContextOrDiscard(ctx) }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/steadyctl/steady/testenv"
+)
+
+// TestQuickstart runs the example's story against a local control plane and
+// checks its lesson: with GenerationChanged the reconciler settles at about
+// one reconcile per spec version; without it, it loops.
+func TestQuickstart(t *testing.T) {
+	ctx := context.Background()
+	env, err := testenv.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	var out bytes.Buffer
+	s, err := run(ctx, env.Config, &out, 2*time.Second)
+	if err != nil {
+		t.Fatalf("%v\noutput:\n%s", err, out.String())
+	}
+	if s.SpecVersions != 2 || s.WithPredicate < 2 || s.WithPredicate > 3 {
+		t.Fatalf("with GenerationChanged: %d reconciles for %d spec versions, want about one each\n%s", s.WithPredicate, s.SpecVersions, out.String())
+	}
+	if s.WithoutPredicate < 10 {
+		t.Fatalf("without a predicate only %d reconciles in %s: the loop should show\n%s", s.WithoutPredicate, s.LoopWindow, out.String())
+	}
+	if !strings.Contains(out.String(), "scaled web to 2 replicas") {
+		t.Fatalf("output does not tell the story:\n%s", out.String())
+	}
+}

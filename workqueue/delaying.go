@@ -1,0 +1,203 @@
+package workqueue
+
+import (
+	"math"
+	"time"
+
+	"k8s.io/utils/clock"
+)
+
+// DelayingQueue is a Queue that can also add an item after a delay.
+//
+// One goroutine and one timer serve all delays: pending items wait in a
+// heap ordered by deadline, and AddAfter never blocks. Create one with
+// NewDelaying and stop it with ShutDown or ShutDownWithDrain, which also
+// stop that goroutine.
+type DelayingQueue[T comparable] struct {
+	Queue[T]
+}
+
+// NewDelaying returns an empty delaying queue and starts its timer
+// goroutine.
+func NewDelaying[T comparable](opts ...Option) *DelayingQueue[T] {
+	q := new(DelayingQueue[T])
+	q.init(newOptions(opts))
+	return q
+}
+
+func (q *DelayingQueue[T]) init(o *options) {
+	q.Queue.init(o)
+	q.wg.Go(q.runTimer)
+}
+
+// AddAfter adds item once delay has passed. If item already has an
+// earlier deadline, or is already queued, the earlier time wins and this
+// call changes nothing; a later Add makes it ready at once. A delay of
+// zero adds item now. A negative delay also adds item now and is logged
+// at V(1): it usually comes from a deadline that has just passed, but it
+// may be a sign error. After shutdown AddAfter drops the item.
+//
+// Each call counts towards workqueue_retries_total.
+func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
+	h := q.items.hash(item)
+	var now time.Duration
+	if delay > 0 {
+		now = q.now() // read the clock outside the lock, and only if needed
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.shuttingDown {
+		q.dropAfterShutdown(item)
+		return
+	}
+	if q.metrics != nil {
+		q.metrics.retries.Inc()
+	}
+	if delay <= 0 {
+		if delay < 0 {
+			if l := q.logger.V(1); l.Enabled() {
+				l.Info("Negative delay, adding the item now", "queue", q.name, "item", item, "delay", delay)
+			}
+		}
+		q.makeDirty(item, h)
+		return
+	}
+	st := q.items.upsert(h, item)
+	if st.flags&dirty != 0 {
+		return // ready already, sooner than any delay
+	}
+	at := now + min(delay, math.MaxInt64-now) // saturate rather than wrap
+	if st.flags&waiting != 0 {
+		if st.at <= at {
+			return
+		}
+		// The earlier deadline replaces the old entry, which is now stale.
+	} else {
+		q.nwaiting++
+	}
+	q.seq++
+	st.flags |= waiting
+	st.at, st.seq = at, uint32(q.seq)
+
+	// Keep stale entries from piling up (an item that keeps being added
+	// directly and delayed again) while paying for the rebuild at most
+	// once per as many pushes as the heap holds live entries.
+	if len(q.waiting) >= 64 && len(q.waiting) >= 2*q.nwaiting {
+		q.waiting.filter(q.isLive)
+	}
+	q.waiting.push(deadline[T]{at: at, seq: q.seq, item: item, hash: h})
+	if q.waiting[0].seq == q.seq {
+		// The new deadline is the earliest: the timer must be moved up.
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// isLive reports whether d is the entry of an item still waiting for it.
+// Comparing seq tells apart entries of one item with equal deadlines. Its
+// 32 bits would only confuse two entries of the same item four billion
+// AddAfter calls apart, while the older one is still in the heap.
+func (q *Queue[T]) isLive(d *deadline[T]) bool {
+	i := q.items.find(d.hash, d.item)
+	if i < 0 {
+		return false
+	}
+	st := q.items.at(i)
+	return st.flags&waiting != 0 && st.seq == uint32(d.seq)
+}
+
+// promoteDue makes the items whose deadline is not after now ready, in
+// deadline order. It returns how long until the next deadline, and false
+// if nothing is waiting. q.mu is held.
+func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
+	for len(q.waiting) > 0 {
+		if at := q.waiting[0].at; at > now {
+			return at - now, true
+		}
+		d := q.waiting.pop()
+		if q.isLive(&d) {
+			q.makeDirty(d.item, d.hash)
+		}
+	}
+	return 0, false
+}
+
+// runTimer sleeps until the earliest deadline, or until AddAfter brings
+// in an earlier one, and makes due items ready. It reuses one timer.
+func (q *DelayingQueue[T]) runTimer() {
+	var t delayTimer
+	defer t.disarm()
+	for {
+		q.mu.Lock()
+		if q.shuttingDown {
+			q.mu.Unlock()
+			return
+		}
+		now := q.now()
+		next, ok := q.promoteDue(now)
+		q.mu.Unlock()
+
+		if !ok {
+			t.disarm()
+		} else {
+			t.arm(q.clock, next)
+			// A timer fires its duration after the clock reading it is
+			// armed at, which may be later than now: then it fires late,
+			// and a fake clock that was stepped exactly to the deadline
+			// never fires it. Look again instead of trusting it.
+			if q.now()-now >= timerSlack {
+				continue
+			}
+		}
+		select {
+		case <-q.stop:
+			return
+		case <-q.wake:
+		case <-t.fired():
+			t.armed = false
+		}
+	}
+}
+
+// timerSlack is how far the clock may move while the timer is armed
+// before runTimer re-reads the heap rather than risk firing late.
+const timerSlack = time.Millisecond
+
+// delayTimer is runTimer's one reusable timer.
+type delayTimer struct {
+	timer clock.Timer
+	armed bool
+}
+
+func (t *delayTimer) arm(c clock.WithTicker, d time.Duration) {
+	if t.timer == nil {
+		t.timer = c.NewTimer(d)
+	} else {
+		t.disarm()
+		t.timer.Reset(d)
+	}
+	t.armed = true
+}
+
+func (t *delayTimer) disarm() {
+	if t.armed && !t.timer.Stop() {
+		// It fired and nobody received: empty the channel so that neither
+		// a stale tick nor a fake clock blocks on it later.
+		select {
+		case <-t.timer.C():
+		default:
+		}
+	}
+	t.armed = false
+}
+
+// fired is the channel the armed timer fires on; nil (never ready) when
+// the timer is not armed.
+func (t *delayTimer) fired() <-chan time.Time {
+	if !t.armed {
+		return nil
+	}
+	return t.timer.C()
+}

@@ -1,0 +1,13 @@
+package workqueue
+
+import "errors"
+
+// Misuse is logged, never returned or panicked on, so that the queue's
+// methods keep client-go's signatures and its hot path stays free of error
+// handling. These are the errors the log lines carry.
+var (
+	errNotProcessing  = errors.New("workqueue: Done for an item that is not being processed")
+	errNilClock       = errors.New("workqueue: WithClock(nil)")
+	errUnnamedMetrics = errors.New("workqueue: WithMetricsProvider needs WithName")
+	errNilLimiter     = errors.New("workqueue: NewRateLimiting with a nil RateLimiter")
+)

@@ -1,0 +1,282 @@
+package workqueue
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestQueueAddMergesQueuedItem(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	for _, item := range []string{"a", "b", "a", "c", "b", "a"} {
+		q.Add(item)
+	}
+	if got := q.Len(); got != 3 {
+		t.Fatalf("Len = %d, want 3", got)
+	}
+	var got []string
+	for range 3 {
+		item := mustGet(t, q)
+		got = append(got, item)
+		q.Done(item)
+	}
+	if want := []string{"a", "b", "c"}; !slices.Equal(got, want) {
+		t.Fatalf("handed out %v, want %v (FIFO by first add)", got, want)
+	}
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len after draining = %d, want 0", got)
+	}
+}
+
+func TestQueueAddDuringProcessingRequeuesAfterDone(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	q.Add("a")
+	item := mustGet(t, q)
+	q.Add("a")
+	q.Add("a")
+	q.Add("b")
+	// a is being processed: it must not be handed out again yet.
+	if got := mustGet(t, q); got != "b" {
+		t.Fatalf("Get = %q while a is processing, want b", got)
+	}
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len = %d while a is processing, want 0", got)
+	}
+	q.Done(item)
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len after Done = %d, want 1 (a requeued once)", got)
+	}
+	if got := mustGet(t, q); got != "a" {
+		t.Fatalf("Get = %q, want a", got)
+	}
+	q.Done("a")
+	q.Done("b")
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len = %d, want 0: a was added during processing only once", got)
+	}
+}
+
+func TestQueueNeverHandsAnItemToTwoWorkers(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	q.Add("a")
+	first := mustGet(t, q)
+	second := getAsync(q)
+	eventually(t, "the second worker to sleep in Get", func() bool { return q.sleepers() == 1 })
+	q.Add("a") // dirty while processing: still not for the second worker
+	select {
+	case r := <-second:
+		t.Fatalf("second worker got %q while the first was processing it", r.item)
+	default:
+	}
+	q.Done(first) // the second worker is asleep, so Done must wake it
+	if r := <-second; r.shutdown || r.item != "a" {
+		t.Fatalf("second worker got %+v, want a", r)
+	}
+}
+
+func TestQueueGetBlocksUntilAdd(t *testing.T) {
+	q := New[int]()
+	defer q.ShutDown()
+	got := getAsync(q)
+	eventually(t, "the worker to sleep in Get", func() bool { return q.sleepers() == 1 })
+	q.Add(7)
+	if r := <-got; r.shutdown || r.item != 7 {
+		t.Fatalf("Get = %+v, want 7", r)
+	}
+}
+
+func TestQueueDoneForItemNotProcessingIsLoggedAndIgnored(t *testing.T) {
+	var logs logLines
+	q := New[string](WithName("pods"), WithLogger(logs.logger()))
+	defer q.ShutDown()
+	q.Add("queued")
+	q.Done("queued")  // queued, not processing
+	q.Done("unknown") // never added
+	item := mustGet(t, q)
+	q.Done(item)
+	q.Done(item) // twice
+
+	for _, item := range []string{"queued", "unknown"} {
+		if logs.find(errNotProcessing.Error(), `"queue"="pods"`, `"item"="`+item+`"`) == "" {
+			t.Errorf("no error logged for Done(%q); logs: %v", item, logs.lines)
+		}
+	}
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len = %d, want 0: misuse must not requeue", got)
+	}
+	q.Add("queued")
+	if got := mustGet(t, q); got != "queued" {
+		t.Fatalf("queue unusable after misuse: Get = %q", got)
+	}
+}
+
+func TestQueueAddAfterShutdownIsDropped(t *testing.T) {
+	var logs logLines
+	q := New[string](WithName("pods"), WithLogger(logs.logger()))
+	q.ShutDown()
+	q.Add("late")
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len = %d, want 0", got)
+	}
+	if logs.find("Dropping an item added after shutdown", `"item"="late"`) == "" {
+		t.Fatalf("drop not logged at V(1); logs: %v", logs.lines)
+	}
+	if !q.ShuttingDown() {
+		t.Fatal("ShuttingDown = false after ShutDown")
+	}
+}
+
+func TestQueueShutDownHandsOutQueuedItemsThenReportsShutdown(t *testing.T) {
+	q := New[string]()
+	q.Add("a")
+	q.Add("b")
+	q.ShutDown()
+	q.ShutDown() // idempotent
+	for _, want := range []string{"a", "b"} {
+		if got := mustGet(t, q); got != want {
+			t.Fatalf("Get = %q, want %q", got, want)
+		}
+		q.Done(want)
+	}
+	if item, shutdown := q.Get(); !shutdown || item != "" {
+		t.Fatalf("Get = %q, %v; want zero value and shutdown", item, shutdown)
+	}
+}
+
+func TestQueueShutDownWakesSleepingWorkers(t *testing.T) {
+	q := New[string]()
+	var workers []<-chan getResult[string]
+	for range 3 {
+		workers = append(workers, getAsync(q))
+	}
+	eventually(t, "three workers asleep", func() bool { return q.sleepers() == 3 })
+	q.ShutDown()
+	for _, w := range workers {
+		if r := <-w; !r.shutdown {
+			t.Fatalf("worker got %+v, want shutdown", r)
+		}
+	}
+}
+
+func TestQueueShutDownWithDrainWaitsForInFlightAndRequeuedItems(t *testing.T) {
+	q := New[string]()
+	q.Add("a")
+	q.Add("b")
+	a := mustGet(t, q)
+	q.Add("a") // dirty: must be processed again before the drain ends
+
+	drained := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(drained)
+	}()
+	eventually(t, "shutdown to start", q.ShuttingDown)
+	assertOpen := func(step string) {
+		t.Helper()
+		select {
+		case <-drained:
+			t.Fatalf("ShutDownWithDrain returned %s", step)
+		default:
+		}
+	}
+	assertOpen("while a was processing")
+	q.Add("c") // after shutdown: dropped, so the drain must not wait for it
+	q.Done(a)
+	assertOpen("with a requeued and b queued")
+	var got []string
+	for range 2 {
+		item := mustGet(t, q)
+		got = append(got, item)
+		assertOpen("with an item in flight")
+		q.Done(item)
+	}
+	<-drained
+	if want := []string{"b", "a"}; !slices.Equal(got, want) {
+		t.Fatalf("drained %v, want %v", got, want)
+	}
+	if _, shutdown := q.Get(); !shutdown {
+		t.Fatal("Get after drain did not report shutdown")
+	}
+}
+
+func TestQueueShutDownEndsAWaitingDrain(t *testing.T) {
+	q := New[string]()
+	q.Add("a")
+	item := mustGet(t, q)
+	drained := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(drained)
+	}()
+	eventually(t, "shutdown to start", q.ShuttingDown)
+	q.ShutDown()
+	<-drained
+	q.Done(item)
+}
+
+func TestQueueDoneWithFullInboxAppliesDirectly(t *testing.T) {
+	q := New[int]()
+	defer q.ShutDown()
+	const n = 3 * inboxSize
+	for i := range n {
+		q.Add(i)
+	}
+	items := make([]int, 0, n)
+	for range n {
+		items = append(items, mustGet(t, q))
+	}
+	for _, item := range items {
+		q.Add(item) // dirty: each Done must requeue it
+	}
+	for _, item := range items {
+		q.Done(item) // most overflow the inbox
+	}
+	if got := q.Len(); got != n {
+		t.Fatalf("Len = %d, want %d requeued items", got, n)
+	}
+	for i := range n {
+		if got := mustGet(t, q); got != i {
+			t.Fatalf("Get = %d, want %d", got, i)
+		}
+		q.Done(i)
+	}
+}
+
+func TestQueueStructKeys(t *testing.T) {
+	type key struct{ namespace, name string }
+	q := New[key]()
+	defer q.ShutDown()
+	q.Add(key{"default", "a"})
+	q.Add(key{"default", "a"})
+	q.Add(key{"kube-system", "a"})
+	if got := q.Len(); got != 2 {
+		t.Fatalf("Len = %d, want 2", got)
+	}
+}
+
+// A Done that lands after Get last applied the inbox but before the worker
+// announced its sleep must still be seen: the worker looks again.
+func TestQueueDoneJustBeforeAWorkerSleeps(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	q.Add("a")
+	a := mustGet(t, q)
+	q.Add("a") // dirty: Done must requeue it
+	testHookBeforeSleep = func() {
+		testHookBeforeSleep = nil
+		q.Done(a) // lock-free: no worker has announced a sleep yet
+	}
+	defer func() { testHookBeforeSleep = nil }()
+	got := getAsync(q)
+	select {
+	case r := <-got:
+		if r.shutdown || r.item != "a" {
+			t.Fatalf("Get = %+v, want a", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker slept through a Done that requeued a")
+	}
+}

@@ -1,0 +1,168 @@
+package workqueue
+
+import (
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestTableMatchesMap drives the table and a Go map with the same random
+// operations, with a key space small enough for long probe runs, and
+// checks that they always agree.
+func TestTableMatchesMap(t *testing.T) {
+	var tab table[int, int]
+	tab.init()
+	model := map[int]int{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for op := range 200_000 {
+		k := r.IntN(300)
+		h := tab.hash(k)
+		switch r.IntN(3) {
+		case 0:
+			*tab.upsert(h, k) += op
+			model[k] += op
+		case 1:
+			if i := tab.find(h, k); i >= 0 {
+				tab.deleteAt(i)
+			}
+			delete(model, k)
+		case 2:
+			i := tab.find(h, k)
+			want, ok := model[k]
+			if (i >= 0) != ok || (ok && *tab.at(i) != want) {
+				t.Fatalf("op %d: find(%d) disagrees with the map (%v, %v)", op, k, want, ok)
+			}
+		}
+		if tab.n != len(model) {
+			t.Fatalf("op %d: table holds %d items, map %d", op, tab.n, len(model))
+		}
+	}
+}
+
+func TestTableShrinksAfterABurst(t *testing.T) {
+	var tab table[int, struct{}]
+	tab.init()
+	insert := func(n int) {
+		for k := range n {
+			tab.upsert(tab.hash(k), k)
+		}
+	}
+	removeAll := func(n int) {
+		for k := range n {
+			tab.deleteAt(tab.find(tab.hash(k), k))
+		}
+	}
+	insert(10_000)
+	removeAll(10_000)
+	big := len(tab.slots)
+	for range 20 * shrinkAfter {
+		insert(3)
+		removeAll(3)
+	}
+	if len(tab.slots) >= big/8 {
+		t.Fatalf("table still has %d slots (peak %d) after many small bursts", len(tab.slots), big)
+	}
+	if len(tab.slots) < minTable {
+		t.Fatalf("table shrank to %d slots, below %d", len(tab.slots), minTable)
+	}
+}
+
+func TestFIFOMatchesSlice(t *testing.T) {
+	var f fifo[int]
+	var model []int
+	r := rand.New(rand.NewPCG(3, 4))
+	next := 0
+	for op := range 100_000 {
+		// Push more than pop in bursts so that the ring wraps, grows and shrinks.
+		if r.IntN(100) < 50+40*((op/5000)%2) || len(model) == 0 {
+			f.push(next, uint64(next))
+			model = append(model, next)
+			next++
+			continue
+		}
+		e := f.pop()
+		if e.item != model[0] || e.hash != uint64(model[0]) {
+			t.Fatalf("op %d: pop = %d, want %d", op, e.item, model[0])
+		}
+		model = model[1:]
+		if f.len() != len(model) {
+			t.Fatalf("op %d: len = %d, want %d", op, f.len(), len(model))
+		}
+	}
+}
+
+func TestDeadlineHeapOrdersByDeadlineThenSeq(t *testing.T) {
+	var h deadlineHeap[int]
+	r := rand.New(rand.NewPCG(5, 6))
+	var want []deadline[int]
+	for seq := range uint64(1000) {
+		d := deadline[int]{at: time.Duration(r.IntN(50)), seq: seq, item: int(seq)}
+		h.push(d)
+		want = append(want, d)
+	}
+	// Drop odd items through filter, as compaction does.
+	h.filter(func(d *deadline[int]) bool { return d.item%2 == 0 })
+	want = slices.DeleteFunc(want, func(d deadline[int]) bool { return d.item%2 != 0 })
+	slices.SortFunc(want, func(a, b deadline[int]) int {
+		if a.before(&b) {
+			return -1
+		}
+		return 1
+	})
+	for i, w := range want {
+		if got := h.pop(); got != w {
+			t.Fatalf("pop %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if len(h) != 0 {
+		t.Fatalf("%d entries left", len(h))
+	}
+}
+
+func TestDoneInboxConcurrentPushes(t *testing.T) {
+	var b doneInbox[int]
+	b.init()
+	var mu sync.Mutex // stands in for the queue's lock
+	seen := map[int]int{}
+	drain := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for {
+			item, h, ok := b.pop()
+			if !ok {
+				return
+			}
+			if h != uint64(item) {
+				t.Errorf("item %d came with hash %d", item, h)
+			}
+			seen[item]++
+		}
+	}
+	const producers, each = 8, 5000
+	var wg sync.WaitGroup
+	for p := range producers {
+		wg.Go(func() {
+			for i := range each {
+				item := p*each + i
+				for !b.push(item, uint64(item)) {
+					drain() // full: what Done does, take the lock
+				}
+				if i%64 == 0 {
+					drain()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	drain()
+	if len(seen) != producers*each {
+		t.Fatalf("drained %d distinct items, want %d", len(seen), producers*each)
+	}
+	for item, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %d drained %d times", item, n)
+		}
+	}
+}
