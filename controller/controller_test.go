@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"github.com/go-logr/logr/funcr"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -238,4 +239,62 @@ func containsAll(s string, subs ...string) bool {
 		}
 	}
 	return true
+}
+
+func TestShutdownLetsInFlightFinishAndTakesNoMore(t *testing.T) {
+	started, release := make(chan Request, 10), make(chan struct{})
+	var finished atomic.Int32
+	r := ReconcilerFunc(func(ctx context.Context, req Request) (Result, error) {
+		started <- req
+		<-release
+		if ctx.Err() != nil {
+			t.Errorf("in-flight reconcile's context was cancelled by shutdown: %v", ctx.Err())
+		}
+		LoggerFrom(ctx).Info("reconciling")
+		finished.Add(1)
+		return Result{}, nil
+	})
+	var logMu sync.Mutex
+	var lines []string
+	log := funcr.New(func(_, args string) { logMu.Lock(); lines = append(lines, args); logMu.Unlock() }, funcr.Options{})
+	c, err := New("shutdown", r, WithLogger(log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{reqs: []Request{req("first"), req("second"), req("third")}}
+	src.synced.Store(true)
+	_ = c.Watch(src)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Start(ctx) }()
+	if got := <-started; got != req("first") {
+		t.Fatalf("first reconcile: %v", got)
+	}
+	cancel()
+	select {
+	case <-done:
+		t.Fatal("Start returned while a reconcile was in progress")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := finished.Load(); n != 1 {
+		t.Fatalf("%d reconciles ran; after cancel no queued request may start", n)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	var found bool
+	for _, l := range lines {
+		if strings.Contains(l, `"msg"="reconciling"`) {
+			found = containsAll(l, `"controller"="shutdown"`, `"namespace"="ns"`, `"name"="first"`, `"reconcileID"=`)
+			if !found {
+				t.Fatalf("reconcile logger lacks its keys: %s", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the reconciler's log line is missing: %q", lines)
+	}
 }
