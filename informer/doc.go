@@ -41,6 +41,14 @@
 // panic in a handler is recovered and logged with the object's key; the
 // informer and the handler carry on.
 //
+// # Sharing
+//
+// A Factory hands out one Informer per kind, namespace and selectors, so
+// every controller that watches Pods shares one watch and one cache: typed
+// objects through a client-go scheme (For), any kind including custom
+// resources as Unstructured (ForUnstructured), or metadata only
+// (ForMetadata). Start runs them all, including those handed out later.
+//
 // Updates from a relist for objects whose resourceVersion did not change are
 // not delivered: nothing changed. Periodic resync is per handler
 // (WithResyncPeriod) and delivers the cached objects as updates with old ==

@@ -5,18 +5,22 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/reflector"
@@ -266,4 +270,74 @@ func retry(op func() error) error {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return err
+}
+
+func TestFactorySharesAndStartsInformers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	dyn := dynamic.NewForConfigOrDie(env.Config)
+	installWidgetCRD(t, dyn)
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "factory-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"pick": name}}}
+		if _, err := cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "test.steady.dev/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w"}}}
+	if _, err := dyn.Resource(widgets).Namespace(ns.Name).Create(ctx, wd, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, err := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
+	onlyA, _ := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{Labels: "pick=a"})
+	if typed != again || typed == onlyA {
+		t.Fatal("the factory must share an informer per kind, namespace and selectors, and only then")
+	}
+	f.Start(ctx)
+	// Handed out after Start: started at once.
+	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns.Name, informer.Selectors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	crs, err := informer.ForUnstructured(f, schema.GroupVersionKind{Group: "test.steady.dev", Version: "v1", Kind: "Widget"}, ns.Name, informer.Selectors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer syncCancel()
+	if err := f.WaitForCacheSync(syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	if typed.Cache().Len() != 2 || onlyA.Cache().Len() != 1 || meta.Cache().Len() != 2 || crs.Cache().Len() != 1 {
+		t.Fatalf("cache sizes: typed %d, selected %d, metadata %d, widgets %d; want 2, 1, 2, 1",
+			typed.Cache().Len(), onlyA.Cache().Len(), meta.Cache().Len(), crs.Cache().Len())
+	}
+	if _, err := informer.For[*corev1.ConfigMap](informerFactoryWithoutCore(t), "", informer.Selectors{}); err == nil ||
+		!strings.Contains(err.Error(), "not in the scheme") {
+		t.Fatalf("a kind missing from the scheme: %v", err)
+	}
+	cancel()
+	f.Wait()
+}
+
+func informerFactoryWithoutCore(t *testing.T) *informer.Factory {
+	t.Helper()
+	f, err := informer.NewFactory(env.Config, runtime.NewScheme(), logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
