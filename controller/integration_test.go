@@ -3,7 +3,6 @@ package controller_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,6 +20,7 @@ import (
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reflector"
 	"github.com/steadyctl/steady/testenv"
@@ -33,23 +32,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cs = kubernetes.NewForConfigOrDie(env.Config)
-	code := m.Run()
-	env.Stop()
-	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-			goleak.IgnoreTopFunction("internal/poll.runtime_pollWait")); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
 }
 
 func namespace(t *testing.T) string {

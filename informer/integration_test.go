@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,31 +21,14 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/reflector"
 	"github.com/steadyctl/steady/testenv"
 )
 
 var env *testenv.Environment
 
-func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	env.Stop()
-	if code == 0 {
-		// HTTP keep-alive connections of the test's clients may linger.
-		if err := goleak.Find(goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-			goleak.IgnoreTopFunction("internal/poll.runtime_pollWait")); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
 
 var widgets = schema.GroupVersionResource{Group: "test.steady.dev", Version: "v1", Resource: "widgets"}
 

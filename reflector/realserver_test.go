@@ -2,15 +2,12 @@ package reflector_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
-	"os"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/deltafifo"
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/reflector"
 	"github.com/steadyctl/steady/testenv"
 )
@@ -29,25 +27,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	if env, err = testenv.Start(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	cs = kubernetes.NewForConfigOrDie(env.Config)
-	code := m.Run()
-	env.Stop()
-	if code == 0 {
-		// The unit tests' goroutines and every reflector must be gone; idle
-		// HTTP keep-alive connections of the clients may remain.
-		if err := goleak.Find(goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
-			goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
-			goleak.IgnoreTopFunction("internal/poll.runtime_pollWait")); err != nil {
-			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
 }
 
 // recordingLW wraps a real ListerWatcher: it records every request and, while
@@ -252,7 +232,7 @@ func churn(t *testing.T, ns string, from, n int) {
 
 func retry(op func() error) error {
 	var err error
-	for range 50 { // up to ~10s: long enough for a server restart
+	for range 150 { // up to ~30s: a server restart on a loaded machine
 		if err = op(); err == nil {
 			return nil
 		}
