@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // scriptLW serves scripted lists in order; every Watch gets a fresh fake
@@ -243,5 +244,27 @@ func TestWaitForCacheSyncNamesTheLaggard(t *testing.T) {
 	err := WaitForCacheSync(ctx, never)
 	if !errors.Is(err, ErrNotSynced) || !strings.Contains(err.Error(), "secrets-that-never-list") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+func TestPerHandlerResync(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Now())
+	lw := newScriptLW(list("10", cmv("a", "1")))
+	inf := New[*corev1.ConfigMap](lw, WithClock(clk))
+	resynced, plain := &recorder{}, &recorder{}
+	regR, _ := inf.AddHandler(resynced, WithResyncPeriod(time.Minute))
+	regP, _ := inf.AddHandler(plain)
+	if _, err := inf.AddHandler(plain, WithResyncPeriod(-time.Second)); err == nil {
+		t.Fatal("a negative resync period was accepted")
+	}
+	stop := runInformer(t, inf)
+	defer stop()
+	lw.nextWatch(t)
+	waitFor(t, "sync", func() bool { return regR.HasSynced() && regP.HasSynced() })
+	waitFor(t, "the resync ticker", clk.HasWaiters)
+	clk.Step(time.Minute)
+	waitFor(t, "a resync update", has(resynced, "update a 1->1"))
+	if n := len(plain.seen()); n != 1 {
+		t.Fatalf("a handler without a resync period got %v", plain.seen())
 	}
 }
