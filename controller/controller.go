@@ -115,6 +115,9 @@ func (c *Controller) Start(ctx context.Context) error {
 		return err
 	}
 	c.log.Info("starting workers", "workers", c.opts.workers)
+	if m := c.opts.reconcileMetrics; m != nil {
+		m.Started(c.name, c.opts.workers)
+	}
 	var wg sync.WaitGroup
 	for range c.opts.workers {
 		wg.Go(func() {

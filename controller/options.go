@@ -21,6 +21,19 @@ type options struct {
 	log              logr.Logger
 	clock            clock.WithTicker
 	metrics          workqueue.MetricsProvider
+	reconcileMetrics Metrics
+}
+
+// Metrics receives what a controller does; metrics.Reconcile records it in
+// Prometheus under controller-runtime's names.
+type Metrics interface {
+	// Started is called once, when the workers start.
+	Started(controller string, workers int)
+	// Begin is called when a reconcile starts.
+	Begin(controller string)
+	// End is called when it ends: result is "success", "error" or
+	// "requeue_after"; terminal and panicked qualify an error.
+	End(controller, result string, terminal, panicked bool, took time.Duration)
 }
 
 func newOptions(opts []Option) *options {
@@ -65,6 +78,9 @@ func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log 
 
 // WithClock sets the clock of the work queue (tests pass a fake one).
 func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = c } }
+
+// WithMetrics sets where the controller reports reconcile metrics.
+func WithMetrics(m Metrics) Option { return func(o *options) { o.reconcileMetrics = m } }
 
 // WithMetricsProvider sets where the work queue reports its metrics.
 func WithMetricsProvider(p workqueue.MetricsProvider) Option {

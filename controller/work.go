@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/uuid"
@@ -43,7 +44,23 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request) {
 		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)
 		defer cancel()
 	}
-	result, err := c.call(rctx, req)
+	m := c.opts.reconcileMetrics
+	var start time.Time
+	if m != nil {
+		m.Begin(c.name)
+		start = time.Now()
+	}
+	result, panicked, err := c.call(rctx, req)
+	if m != nil {
+		outcome := "success"
+		switch {
+		case err != nil:
+			outcome = "error"
+		case result.RequeueAfter > 0:
+			outcome = "requeue_after"
+		}
+		m.End(c.name, outcome, reconcile.IsTerminal(err), panicked, time.Since(start))
+	}
 	switch {
 	case err != nil && reconcile.IsTerminal(err):
 		c.queue.Forget(req)
@@ -59,15 +76,16 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request) {
 	}
 }
 
-func (c *Controller) call(ctx context.Context, req Request) (result Result, err error) {
+func (c *Controller) call(ctx context.Context, req Request) (result Result, panicked bool, err error) {
 	if c.opts.recoverPanic {
 		defer func() {
 			if r := recover(); r != nil {
-				err = fmt.Errorf("panic in Reconcile: %v\n%s", r, debug.Stack())
+				err, panicked = fmt.Errorf("panic in Reconcile: %v\n%s", r, debug.Stack()), true
 			}
 		}()
 	}
-	return c.r.Reconcile(ctx, req)
+	result, err = c.r.Reconcile(ctx, req)
+	return result, false, err
 }
 
 // LoggerFrom returns the logger of the reconcile running with ctx, carrying

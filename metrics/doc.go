@@ -1,0 +1,24 @@
+// Package metrics exports what steady's work queues and controllers do to
+// Prometheus, under the metric names Kubernetes dashboards already use.
+//
+// Workqueue is a workqueue.MetricsProvider: workqueue_depth,
+// workqueue_adds_total, workqueue_queue_duration_seconds,
+// workqueue_work_duration_seconds, workqueue_unfinished_work_seconds,
+// workqueue_longest_running_processor_seconds and workqueue_retries_total,
+// labelled by queue name (a controller's queue is named after it).
+//
+// Reconcile implements controller.Metrics with controller-runtime's names:
+// controller_runtime_reconcile_total{controller,result},
+// controller_runtime_reconcile_errors_total,
+// controller_runtime_terminal_reconcile_errors_total,
+// controller_runtime_reconcile_panics_total,
+// controller_runtime_reconcile_time_seconds,
+// controller_runtime_max_concurrent_reconciles and
+// controller_runtime_active_workers.
+//
+//	reg := prometheus.NewRegistry()
+//	wq, _ := metrics.NewWorkqueue(reg)
+//	rec, _ := metrics.NewReconcile(reg)
+//	c, _ := controller.New("foo", r, controller.WithMetricsProvider(wq), controller.WithMetrics(rec))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+package metrics

@@ -1,0 +1,120 @@
+package metrics_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/metrics"
+	"github.com/steadyctl/steady/workqueue"
+)
+
+// requests is a Source with fixed requests, always synced.
+type requests []string
+
+func (requests) Name() string    { return "static" }
+func (requests) HasSynced() bool { return true }
+func (r requests) Start(_ context.Context, q handler.Queue) (func(), error) {
+	for _, n := range r {
+		q.Add(controller.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: n}})
+	}
+	return func() {}, nil
+}
+
+func TestMetricsEndpointAfterReconciles(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	wq, err := metrics.NewWorkqueue(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := metrics.NewReconcile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done atomic.Int32
+	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+		defer done.Add(1)
+		switch req.Name {
+		case "fails":
+			return controller.Result{}, controller.TerminalError(errors.New("bad"))
+		case "panics":
+			panic("bug")
+		case "later":
+			return controller.Result{RequeueAfter: time.Hour}, nil
+		}
+		return controller.Result{}, nil
+	})
+	c, err := controller.New("demo", r, controller.WithMetricsProvider(wq), controller.WithMetrics(rec),
+		controller.WithRateLimiter(workqueue.NewExponentialLimiter[controller.Request](time.Hour, time.Hour)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Watch(requests{"ok", "fails", "panics", "later"})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- c.Start(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for done.Load() < 4 {
+		if time.Now().After(deadline) {
+			t.Fatal("reconciles did not run")
+		}
+		time.Sleep(time.Millisecond)
+	}
+
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	cancel()
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`controller_runtime_reconcile_total{controller="demo",result="success"} 1`,
+		`controller_runtime_reconcile_total{controller="demo",result="error"} 2`,
+		`controller_runtime_reconcile_total{controller="demo",result="requeue_after"} 1`,
+		`controller_runtime_reconcile_errors_total{controller="demo"} 2`,
+		`controller_runtime_terminal_reconcile_errors_total{controller="demo"} 1`,
+		`controller_runtime_reconcile_panics_total{controller="demo"} 1`,
+		`controller_runtime_reconcile_time_seconds_count{controller="demo"} 4`,
+		`controller_runtime_max_concurrent_reconciles{controller="demo"} 1`,
+		`controller_runtime_active_workers{controller="demo"} 0`,
+		`workqueue_adds_total{name="demo"} 4`,
+		`workqueue_depth{name="demo"}`,
+		`workqueue_queue_duration_seconds_count{name="demo"}`,
+		`workqueue_work_duration_seconds_count{name="demo"}`,
+		`workqueue_unfinished_work_seconds{name="demo"}`,
+		`workqueue_longest_running_processor_seconds{name="demo"}`,
+		`workqueue_retries_total{name="demo"}`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestRegisteringTwiceIsAnError(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	if _, err := metrics.NewReconcile(reg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := metrics.NewReconcile(reg); err == nil || !strings.Contains(err.Error(), "registering reconcile metrics") {
+		t.Fatalf("second registration: %v", err)
+	}
+}
