@@ -1,8 +1,8 @@
 // Package bench holds side-by-side benchmarks of steady against client-go
 // and controller-runtime. Every benchmark runs both implementations in the
 // same `go test -bench` run, on identical inputs, as sub-benchmarks whose
-// names differ only in the final impl=steady or impl=client-go element, so
-// that benchstat can line the pairs up:
+// names differ only in the final impl= element (steady, or client-go /
+// controller-runtime), so that benchstat can line the pairs up:
 //
 //	cd bench && go test -run '^$' -bench . -benchmem -count 6 | tee new.txt
 //

@@ -54,6 +54,7 @@ type runner interface {
 	Run(ctx context.Context) error
 	HasSynced() bool
 	Name() string
+	cached() int
 }
 
 // Selectors narrow what a factory informer lists and watches.
@@ -89,16 +90,10 @@ func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger) (*Fac
 // For returns the shared informer of typed objects T in namespace ("" for
 // all namespaces or for cluster-scoped kinds).
 func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], error) {
-	var zero T
-	typ := reflect.TypeOf(zero)
-	if typ == nil || typ.Kind() != reflect.Pointer {
-		return nil, fmt.Errorf("informer factory: For needs a pointer type such as *corev1.Pod, not %v", typ)
-	}
-	gvks, _, err := f.scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
+	gvk, err := KindOf[T](f.scheme)
 	if err != nil {
-		return nil, fmt.Errorf("informer factory: %T is not in the scheme: %w", zero, err)
+		return nil, fmt.Errorf("informer factory: %w", err)
 	}
-	gvk := gvks[0]
 	return shared[T](f, factoryKey{gvk: gvk, form: "typed", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
 			return f.typedLW(gvk, gvr, namespace)
@@ -135,9 +130,9 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersion
 		}
 		return inf, nil
 	}
-	mapping, err := f.mapper.RESTMapping(key.gvk.GroupKind(), key.gvk.Version)
+	mapping, err := f.RESTMapping(key.gvk)
 	if err != nil {
-		return nil, fmt.Errorf("informer factory: no resource for %s: %w", key.gvk, err)
+		return nil, fmt.Errorf("informer factory: %w", err)
 	}
 	lw, err := newLW(mapping.Resource)
 	if err != nil {
@@ -180,6 +175,53 @@ func (f *Factory) run(inf runner) {
 // Wait blocks until every running informer has stopped (after the Start
 // context is done).
 func (f *Factory) Wait() { f.wg.Wait() }
+
+// Stats describes one of a factory's informers.
+type Stats struct {
+	Name    string // e.g. "configmaps" or "deployments.apps/my-namespace"
+	Objects int    // objects in its cache
+	Synced  bool   // whether its initial list has been cached
+}
+
+// Stats reports on every informer handed out so far, for metrics and
+// readiness checks.
+func (f *Factory) Stats() []Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Stats, 0, len(f.informers))
+	for _, inf := range f.informers {
+		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced()})
+	}
+	return out
+}
+
+// Scheme returns the scheme the factory resolves typed objects with.
+func (f *Factory) Scheme() *runtime.Scheme { return f.scheme }
+
+// RESTMapping returns the resource and scope of gvk, found through the API
+// server's discovery (cached).
+func (f *Factory) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("no resource for %s: %w", gvk, err)
+	}
+	return m, nil
+}
+
+// KindOf returns the kind of the typed object T (a pointer type such as
+// *corev1.Pod) as registered in scheme.
+func KindOf[T runtime.Object](scheme *runtime.Scheme) (schema.GroupVersionKind, error) {
+	var zero T
+	typ := reflect.TypeOf(zero)
+	if typ == nil || typ.Kind() != reflect.Pointer {
+		return schema.GroupVersionKind{}, fmt.Errorf("want a pointer type such as *corev1.Pod, not %v", typ)
+	}
+	gvks, _, err := scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme: %w", zero, err)
+	}
+	return gvks[0], nil
+}
 
 // WaitForCacheSync waits until every informer handed out so far has synced;
 // its error names those that have not when ctx ends.

@@ -30,9 +30,11 @@ type typedLW struct {
 	namespace string
 }
 
-func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
+// RESTClientFor returns a REST client for the API group version gv that
+// encodes and decodes the scheme's typed objects, as a generated clientset
+// does.
+func (f *Factory) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
 	cfg := rest.CopyConfig(f.cfg)
-	gv := gvk.GroupVersion()
 	cfg.GroupVersion = &gv
 	cfg.APIPath = "/apis"
 	if gv.Group == "" {
@@ -44,7 +46,15 @@ func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionRe
 	}
 	client, err := rest.RESTClientFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("informer factory: client for %s: %w", gv, err)
+		return nil, fmt.Errorf("client for %s: %w", gv, err)
+	}
+	return client, nil
+}
+
+func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
+	client, err := f.RESTClientFor(gvk.GroupVersion())
+	if err != nil {
+		return nil, fmt.Errorf("informer factory: %w", err)
 	}
 	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
 	if !f.scheme.Recognizes(listGVK) {

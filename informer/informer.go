@@ -67,6 +67,8 @@ func New[T Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
 // Name returns the informer's name, used in logs and errors.
 func (inf *Informer[T]) Name() string { return inf.name }
 
+func (inf *Informer[T]) cached() int { return inf.cache.Len() }
+
 // Cache returns the informer's cache. Its objects are shared: do not modify them.
 func (inf *Informer[T]) Cache() *Cache[T] { return inf.cache }
 

@@ -100,6 +100,11 @@ const (
 	WatchListAuto WatchListMode = iota
 	// WatchListOff always uses paged lists.
 	WatchListOff
+	// WatchListOn streams the list even when the ListerWatcher does not say
+	// it can (a wrapper that hides a real client's StreamingLister). The
+	// guard still applies: a server that does not stream is detected and
+	// the reflector falls back to list+watch for good.
+	WatchListOn
 )
 
 // WithWatchList sets the list mode (default WatchListAuto).

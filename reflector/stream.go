@@ -22,8 +22,14 @@ func (r *Reflector[T]) canStream() bool {
 	r.mu.Lock()
 	off := r.streamOff
 	r.mu.Unlock()
+	if off {
+		return false
+	}
+	if r.o.watchList == WatchListOn {
+		return true
+	}
 	s, ok := r.lw.(StreamingLister)
-	return !off && ok && s.SupportsWatchList()
+	return ok && s.SupportsWatchList()
 }
 
 // stream gets a complete list as the initial events of a watch (WatchList:

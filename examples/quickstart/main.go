@@ -20,10 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-
-	"github.com/steadyctl/steady/testenv"
+	"github.com/steadyctl/steady/examples/internal/cluster"
 )
 
 func main() {
@@ -36,7 +33,7 @@ func main() {
 }
 
 func mainErr(ctx context.Context, out io.Writer) error {
-	cfg, cleanup, err := clusterConfig(ctx, out)
+	cfg, cleanup, err := cluster.Config(ctx, out)
 	if err != nil {
 		return err
 	}
@@ -49,23 +46,4 @@ func mainErr(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "  with GenerationChanged: %d reconciles for %d spec versions — it settles\n", s.WithPredicate, s.SpecVersions)
 	fmt.Fprintf(out, "  without a predicate:    %d reconciles in %s, still going — every status write triggers the next\n", s.WithoutPredicate, s.LoopWindow)
 	return nil
-}
-
-// clusterConfig returns the cluster of $KUBECONFIG, or starts a local one.
-func clusterConfig(ctx context.Context, out io.Writer) (*rest.Config, func(), error) {
-	if path := os.Getenv("KUBECONFIG"); path != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("loading KUBECONFIG %s: %w", path, err)
-		}
-		fmt.Fprintf(out, "using the cluster in KUBECONFIG (%s)\n", cfg.Host)
-		return cfg, func() {}, nil
-	}
-	fmt.Fprintln(out, "KUBECONFIG is not set: starting a local control plane (etcd + kube-apiserver)…")
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(out, "local control plane ready at %s\n", env.Config.Host)
-	return env.Config, func() { env.Stop() }, nil
 }

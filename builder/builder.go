@@ -1,0 +1,143 @@
+package builder
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// Builder collects a controller's inputs and options; Complete builds it
+// and adds it to the manager. Its methods return the Builder for chaining.
+type Builder struct {
+	mgr     *manager.Manager
+	forIn   Input
+	owns    []Input
+	watches []Input
+	filters []predicate.Predicate[event.Object]
+	opts    []controller.Option
+	name    string
+	errs    []error
+}
+
+// ControllerManagedBy starts a controller for m.
+func ControllerManagedBy(m *manager.Manager) *Builder { return &Builder{mgr: m} }
+
+// For sets the primary kind: each of its events enqueues the object itself,
+// and the controller is named after it unless Named says otherwise.
+func (b *Builder) For(in Input) *Builder {
+	switch {
+	case b.forIn != nil:
+		b.errs = append(b.errs, errors.New("For called twice: a controller has one primary kind (use Watches for more)"))
+	case in.hasHandler():
+		b.errs = append(b.errs, errors.New("For takes builder.Kind, not builder.Handle: the primary kind enqueues itself"))
+	default:
+		b.forIn = in
+	}
+	return b
+}
+
+// Owns adds a kind the primary kind creates: each of its events enqueues
+// its controlling owner, if that owner is of the primary kind.
+func (b *Builder) Owns(in Input) *Builder {
+	if in.hasHandler() {
+		b.errs = append(b.errs, errors.New("Owns takes builder.Kind, not builder.Handle: owned objects enqueue their owner"))
+	}
+	b.owns = append(b.owns, in)
+	return b
+}
+
+// Watches adds any kind with its own handler (built with Handle).
+func (b *Builder) Watches(in Input) *Builder {
+	if !in.hasHandler() {
+		b.errs = append(b.errs, errors.New("Watches takes builder.Handle: say how its events map to requests"))
+	}
+	b.watches = append(b.watches, in)
+	return b
+}
+
+// WithEventFilter adds p to every input of the controller.
+func (b *Builder) WithEventFilter(p predicate.Predicate[event.Object]) *Builder {
+	b.filters = append(b.filters, p)
+	return b
+}
+
+// WithOptions adds controller options (workers, rate limiter, timeouts…).
+func (b *Builder) WithOptions(opts ...controller.Option) *Builder {
+	b.opts = append(b.opts, opts...)
+	return b
+}
+
+// Named names the controller (default: the primary kind, lower-cased). The
+// name labels its metrics and logs and must be unique in the manager.
+func (b *Builder) Named(name string) *Builder {
+	b.name = name
+	return b
+}
+
+// Complete builds the controller with r and adds it to the manager.
+func (b *Builder) Complete(r reconcile.Reconciler) error {
+	_, err := b.Build(r)
+	return err
+}
+
+// Build is Complete that also returns the controller.
+func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) {
+	c, err := b.build(r)
+	if err != nil {
+		return nil, fmt.Errorf("builder: controller %q: %w", b.name, err)
+	}
+	return c, nil
+}
+
+func (b *Builder) build(r reconcile.Reconciler) (*controller.Controller, error) {
+	if err := errors.Join(b.errs...); err != nil {
+		return nil, err
+	}
+	if b.forIn == nil {
+		return nil, errors.New("no primary kind: call For")
+	}
+	if r == nil {
+		return nil, errors.New("no reconciler")
+	}
+	f := b.mgr.Factory()
+	primary, err := b.forIn.kind(f)
+	if err != nil {
+		return nil, fmt.Errorf("For: %w", err)
+	}
+	if b.name == "" {
+		b.name = strings.ToLower(primary.Kind)
+	}
+	opts, err := b.mgr.ControllerOptions(b.name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := controller.New(b.name, r, append(opts, b.opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range []struct {
+		what string
+		role role
+		ins  []Input
+	}{{"For", forRole, []Input{b.forIn}}, {"Owns", ownsRole, b.owns}, {"Watches", watchesRole, b.watches}} {
+		for _, in := range g.ins {
+			src, err := in.source(f, b.mgr.Namespace(), g.role, primary.GroupKind(), b.filters)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", g.what, err)
+			}
+			if err := c.Watch(src); err != nil {
+				return nil, fmt.Errorf("%s: %w", g.what, err)
+			}
+		}
+	}
+	if err := b.mgr.Add(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,112 @@
+package builder
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/predicate"
+)
+
+// Input is one kind a controller watches, with its predicates and, for
+// Watches, its handler. Build it with Kind or Handle.
+type Input interface {
+	// kind resolves the input's group/version/kind.
+	kind(f *informer.Factory) (schema.GroupVersionKind, error)
+	// source builds the input's controller source for its role.
+	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[event.Object]) (controller.Source, error)
+	hasHandler() bool
+}
+
+// role is how an input's events become requests.
+type role int
+
+const (
+	forRole     role = iota // the object itself
+	ownsRole                // its controlling owner of the primary kind
+	watchesRole             // the input's own handler
+)
+
+// Kind is an input of kind T (obj's type; obj's content is used only for an
+// Unstructured's or PartialObjectMetadata's apiVersion and kind), filtered
+// by preds, for For and Owns.
+func Kind[T informer.Object](obj T, preds ...predicate.Predicate[T]) Input {
+	return &input[T]{obj: obj, preds: preds}
+}
+
+// Handle is an input of kind T whose events h maps to requests, filtered by
+// preds, for Watches.
+func Handle[T informer.Object](obj T, h handler.EventHandler[T], preds ...predicate.Predicate[T]) Input {
+	return &input[T]{obj: obj, preds: preds, h: h}
+}
+
+type input[T informer.Object] struct {
+	obj   T
+	preds []predicate.Predicate[T]
+	h     handler.EventHandler[T]
+}
+
+func (in *input[T]) hasHandler() bool { return in.h != nil }
+
+func (in *input[T]) kind(f *informer.Factory) (schema.GroupVersionKind, error) {
+	switch any(in.obj).(type) {
+	case *unstructured.Unstructured, *metav1.PartialObjectMetadata:
+		if event.IsNil(in.obj) {
+			return schema.GroupVersionKind{}, fmt.Errorf("%T needs an object with apiVersion and kind set", in.obj)
+		}
+		gvk := in.obj.GetObjectKind().GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" {
+			return gvk, fmt.Errorf("%T needs apiVersion and kind set to say what it watches", in.obj)
+		}
+		return gvk, nil
+	}
+	return informer.KindOf[T](f.Scheme())
+}
+
+func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, namespace string) (*informer.Informer[T], error) {
+	var inf any
+	var err error
+	switch any(in.obj).(type) {
+	case *unstructured.Unstructured:
+		inf, err = informer.ForUnstructured(f, gvk, namespace, informer.Selectors{})
+	case *metav1.PartialObjectMetadata:
+		inf, err = informer.ForMetadata(f, gvk, namespace, informer.Selectors{})
+	default:
+		return informer.For[T](f, namespace, informer.Selectors{})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return inf.(*informer.Informer[T]), nil
+}
+
+func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[event.Object]) (controller.Source, error) {
+	gvk, err := in.kind(f)
+	if err != nil {
+		return nil, err
+	}
+	inf, err := in.informer(f, gvk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var h handler.EventHandler[T]
+	switch r {
+	case forRole:
+		h = handler.EnqueueObject[T]()
+	case ownsRole:
+		h = handler.EnqueueOwner[T](owner, handler.OnlyController())
+	default:
+		h = in.h
+	}
+	preds := append([]predicate.Predicate[T]{}, in.preds...)
+	for _, p := range filters {
+		preds = append(preds, widen[T]{p})
+	}
+	return controller.Informer(inf, h, preds...), nil
+}

@@ -1,0 +1,192 @@
+package manager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/metrics"
+)
+
+// Runnable is anything a Manager runs: Start runs until ctx is done. A
+// *controller.Controller is one.
+type Runnable interface {
+	Start(ctx context.Context) error
+}
+
+// LeaderElectionRunnable is a Runnable that says whether it must run only on
+// the elected leader. Runnables that do not implement it, controllers
+// included, run only on the leader.
+type LeaderElectionRunnable interface {
+	NeedLeaderElection() bool
+}
+
+// ErrLeaseLost is returned by Start when this replica lost its leader lease
+// while running.
+var ErrLeaseLost = errors.New("manager: leader lease lost")
+
+// Manager runs shared caches, controllers, leader election, health probes
+// and metrics for one operator process.
+type Manager struct {
+	cfg      *rest.Config
+	opts     Options
+	log      logr.Logger
+	factory  *informer.Factory
+	registry *prometheus.Registry
+	wq       *metrics.Workqueue
+	rec      *metrics.Reconcile
+	health   *checks
+	elected  chan struct{}
+
+	mu       sync.Mutex
+	names    map[string]bool
+	leader   []Runnable // run only while elected
+	always   []Runnable // run on every replica
+	started  bool
+	stopping bool
+	wg       sync.WaitGroup
+	addrs    [2]string // metrics, health: where they listen once started
+}
+
+// New returns a Manager for the cluster at cfg.
+func New(cfg *rest.Config, opts Options) (*Manager, error) {
+	opts.defaults()
+	if opts.Scheme == nil {
+		opts.Scheme = scheme.Scheme
+	}
+	if le := opts.LeaderElection; le != nil && le.Name == "" {
+		return nil, errors.New("manager: Options.LeaderElection.Name (the Lease's name) is required")
+	}
+	log := opts.Logger
+	if log.GetSink() == nil {
+		log = logr.Discard()
+	}
+	f, err := informer.NewFactory(cfg, opts.Scheme, log)
+	if err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
+	reg := opts.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	m := &Manager{cfg: cfg, opts: opts, log: log, factory: f, registry: reg,
+		health: newChecks(), elected: make(chan struct{}), names: map[string]bool{}}
+	if m.wq, err = metrics.NewWorkqueue(reg); err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
+	if m.rec, err = metrics.NewReconcile(reg); err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
+	if err := reg.Register(&cacheCollector{f: f}); err != nil {
+		return nil, fmt.Errorf("manager: registering cache metrics: %w", err)
+	}
+	m.health.addReady("informers", m.cachesSynced)
+	return m, nil
+}
+
+// Factory returns the shared informer factory: every informer and client
+// taken from it shares one watch and cache per kind.
+func (m *Manager) Factory() *informer.Factory { return m.factory }
+
+// Config returns the cluster's REST config.
+func (m *Manager) Config() *rest.Config { return m.cfg }
+
+// Scheme returns the scheme of the manager's typed kinds.
+func (m *Manager) Scheme() *runtime.Scheme { return m.opts.Scheme }
+
+// Namespace returns the namespace the caches are restricted to ("" for all).
+func (m *Manager) Namespace() string { return m.opts.Namespace }
+
+// Logger returns the manager's logger.
+func (m *Manager) Logger() logr.Logger { return m.log }
+
+// Registry returns the Prometheus registry served on /metrics; register an
+// operator's own metrics with it.
+func (m *Manager) Registry() *prometheus.Registry { return m.registry }
+
+// Elected is closed once this replica may run leader-only work: when it
+// wins the election, or at Start without leader election.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// ControllerOptions reserves a controller name and returns the options that
+// wire a controller of that name into the manager: its logger, metrics and
+// cache sync timeout. Pass them to controller.New before your own. A name
+// can be reserved once.
+func (m *Manager) ControllerOptions(name string) ([]controller.Option, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if name == "" {
+		return nil, errors.New("manager: a controller needs a name")
+	}
+	if m.names[name] {
+		return nil, fmt.Errorf("manager: a controller named %q already exists; names label metrics and logs, so they must be unique (builder: use Named)", name)
+	}
+	m.names[name] = true
+	return []controller.Option{
+		controller.WithLogger(m.log),
+		controller.WithMetricsProvider(m.wq),
+		controller.WithMetrics(m.rec),
+		controller.WithCacheSyncTimeout(m.opts.CacheSyncTimeout),
+	}, nil
+}
+
+// Add registers r to be run by Start: only on the leader unless r is a
+// LeaderElectionRunnable that says otherwise. Add after Start is an error.
+func (m *Manager) Add(r Runnable) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return fmt.Errorf("manager: cannot add %T after Start", r)
+	}
+	if le, ok := r.(LeaderElectionRunnable); ok && !le.NeedLeaderElection() {
+		m.always = append(m.always, r)
+	} else {
+		m.leader = append(m.leader, r)
+	}
+	return nil
+}
+
+// MetricsAddr returns the address /metrics is served on, once Start has
+// opened it ("" before, or when not served).
+func (m *Manager) MetricsAddr() string { return m.addr(0) }
+
+// HealthAddr returns the address /healthz and /readyz are served on, once
+// Start has opened it.
+func (m *Manager) HealthAddr() string { return m.addr(1) }
+
+func (m *Manager) addr(i int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.addrs[i]
+}
+
+// cachesSynced is the built-in readiness check.
+func (m *Manager) cachesSynced() error {
+	m.mu.Lock()
+	started := m.started
+	m.mu.Unlock()
+	if !started {
+		return errors.New("not started")
+	}
+	var pending []string
+	for _, s := range m.factory.Stats() {
+		if !s.Synced {
+			pending = append(pending, s.Name)
+		}
+	}
+	if len(pending) > 0 {
+		return fmt.Errorf("caches not synced: %v", pending)
+	}
+	return nil
+}

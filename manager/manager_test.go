@@ -1,0 +1,171 @@
+package manager_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/testenv"
+)
+
+var (
+	env *testenv.Environment
+	cs  kubernetes.Interface
+)
+
+func TestMain(m *testing.M) {
+	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
+}
+
+// namespace creates a namespace for one test and removes it afterwards.
+func namespace(t *testing.T) string {
+	t.Helper()
+	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "mgr-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{}) })
+	return ns.Name
+}
+
+func createConfigMaps(t *testing.T, ns string, n int) {
+	t.Helper()
+	for i := range n {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// counter is a reconciler that counts the requests it sees.
+type counter struct {
+	mu   sync.Mutex
+	seen map[string]int
+	n    atomic.Int64
+}
+
+func (c *counter) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]int{}
+	}
+	c.seen[req.Name]++
+	c.n.Add(1)
+	return reconcile.Result{}, nil
+}
+
+func (c *counter) distinct() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.seen)
+}
+
+// eventually polls cond until it holds or d passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// start runs m until the test ends and checks Start's result.
+func start(t *testing.T, m *manager.Manager) (stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				err = fmt.Errorf("Start did not return 30s after cancel")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
+	ns := namespace(t)
+	createConfigMaps(t, ns, 5)
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns, MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &counter{}
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, m)
+	eventually(t, 30*time.Second, "5 configmaps reconciled", func() bool { return r.distinct() == 5 })
+
+	health := "http://" + m.HealthAddr()
+	eventually(t, 10*time.Second, "/readyz ok", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })
+	if code, body := get(t, health+"/healthz"); code != 200 || body != "ok" {
+		t.Fatalf("/healthz: %d %q", code, body)
+	}
+
+	_, body := get(t, "http://"+m.MetricsAddr()+"/metrics")
+	for _, series := range []string{
+		`controller_runtime_reconcile_total{controller="configmap",result="success"} 5`,
+		`controller_runtime_reconcile_errors_total{controller="configmap"} 0`,
+		`controller_runtime_reconcile_time_seconds_count{controller="configmap"} 5`,
+		`controller_runtime_max_concurrent_reconciles{controller="configmap"} 1`,
+		`controller_runtime_active_workers{controller="configmap"} 0`,
+		`workqueue_adds_total{name="configmap"} 5`,
+		`workqueue_depth{name="configmap"} 0`,
+		`workqueue_queue_duration_seconds_count{name="configmap"} 5`,
+		`workqueue_work_duration_seconds_count{name="configmap"} 5`,
+		`workqueue_retries_total{name="configmap"} 0`,
+		`steady_informer_cached_objects{informer="configmaps/` + ns + `"} 5`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(body, series) {
+			t.Errorf("/metrics lacks %s", series)
+		}
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("Start returned %v after a clean shutdown", err)
+	}
+}
