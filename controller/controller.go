@@ -62,17 +62,23 @@ func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
 	if o.limiter == nil {
 		o.limiter = workqueue.DefaultControllerRateLimiter[Request]()
 	}
-	qopts := []workqueue.Option{workqueue.WithName(name), workqueue.WithClock(o.clock), workqueue.WithLogger(o.log)}
+	return &Controller{
+		name: name,
+		r:    r,
+		opts: o,
+		log:  o.log.WithValues("controller", name),
+	}, nil
+}
+
+// newQueue builds the work queue at Start, so that a controller that is
+// built but never started runs no goroutine.
+func (c *Controller) newQueue() *workqueue.RateLimitingQueue[Request] {
+	o := c.opts
+	qopts := []workqueue.Option{workqueue.WithName(c.name), workqueue.WithClock(o.clock), workqueue.WithLogger(o.log)}
 	if o.metrics != nil {
 		qopts = append(qopts, workqueue.WithMetricsProvider(o.metrics))
 	}
-	return &Controller{
-		name:  name,
-		r:     r,
-		opts:  o,
-		queue: workqueue.NewRateLimiting(o.limiter, qopts...),
-		log:   o.log.WithValues("controller", name),
-	}, nil
+	return workqueue.NewRateLimiting(o.limiter, qopts...)
 }
 
 // Name returns the controller's name.
@@ -101,6 +107,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.started = true
 	sources := c.sources
+	c.queue = c.newQueue()
 	c.mu.Unlock()
 	defer c.queue.ShutDown()
 

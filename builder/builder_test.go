@@ -1,0 +1,171 @@
+package builder_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/testenv"
+)
+
+var (
+	env *testenv.Environment
+	cs  kubernetes.Interface
+)
+
+func TestMain(m *testing.M) {
+	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
+}
+
+// notInScheme is a Go type no scheme knows.
+type notInScheme struct{ corev1.ConfigMap }
+
+func (n *notInScheme) DeepCopyObject() runtime.Object { c := *n; return &c }
+
+var nop = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
+
+func newManager(t *testing.T, ns string) *manager.Manager {
+	t.Helper()
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestBuilderErrorsNameTheProblem(t *testing.T) {
+	m := newManager(t, "default")
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(nop); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		b    *builder.Builder
+		want string
+	}{
+		"not in scheme":      {builder.ControllerManagedBy(m).For(builder.Kind(&notInScheme{})), "*builder_test.notInScheme is not in the scheme"},
+		"name reused":        {builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})), `a controller named "configmap" already exists`},
+		"no For":             {builder.ControllerManagedBy(m).Named("x").Owns(builder.Kind(&corev1.Pod{})), "no primary kind"},
+		"For twice":          {builder.ControllerManagedBy(m).For(builder.Kind(&corev1.Pod{})).For(builder.Kind(&corev1.Secret{})), "For called twice"},
+		"Watches no h":       {builder.ControllerManagedBy(m).Named("w").For(builder.Kind(&corev1.Pod{})).Watches(builder.Kind(&corev1.Secret{})), "Watches takes builder.Handle"},
+		"unstructured":       {builder.ControllerManagedBy(m).For(builder.Kind(&unstructured.Unstructured{})), "needs apiVersion and kind set"},
+		"Owns not in scheme": {builder.ControllerManagedBy(m).Named("o").For(builder.Kind(&corev1.Pod{})).Owns(builder.Kind(&notInScheme{})), "Owns: *builder_test.notInScheme is not in the scheme"},
+	} {
+		err := tc.b.Complete(nop)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", name, err, tc.want)
+		}
+	}
+}
+
+// recorder is a reconciler that reports each request on a channel.
+type recorder struct{ ch chan reconcile.Request }
+
+func (r recorder) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+	r.ch <- req
+	return reconcile.Result{}, nil
+}
+
+// expect waits for a reconcile of name, skipping others.
+func (r recorder) expect(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case req := <-r.ch:
+			if req.Name == name {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no reconcile of %s", name)
+		}
+	}
+}
+
+func TestOwnsWatchesAndEventFilter(t *testing.T) {
+	ctx := context.Background()
+	nsObj, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "builder-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := nsObj.Name
+	defer cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+
+	m := newManager(t, ns)
+	r := recorder{ch: make(chan reconcile.Request, 100)}
+	// Secrets named after a deployment ask for that deployment.
+	bySecretName := handler.EnqueueFunc(func(_ context.Context, s *corev1.Secret) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: strings.TrimSuffix(s.Name, "-secret")}}}
+	})
+	skipIgnored := predicate.NewFilter(func(o event.Object) bool { return o.GetLabels()["ignore"] != "true" })
+	err = builder.ControllerManagedBy(m).
+		For(builder.Kind(&appsv1.Deployment{})).
+		Owns(builder.Kind(&corev1.ConfigMap{})).
+		Watches(builder.Handle(&corev1.Secret{}, bySecretName)).
+		WithEventFilter(skipIgnored).
+		Complete(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := m.Start(runCtx); err != nil {
+			t.Error(err)
+		}
+	})
+	defer func() { cancel(); wg.Wait() }()
+
+	replicas := int32(1)
+	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas,
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.expect(t, "web") // For
+
+	yes := true
+	owned := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web-config", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "apps/v1", Kind: "Deployment", Name: d.Name, UID: d.UID, Controller: &yes}}}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, owned, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect(t, "web") // Owns: the owner, not the config map
+
+	ignored := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "ignored-secret", Labels: map[string]string{"ignore": "true"}}}
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, ignored, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "api-secret"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r.expect(t, "api") // Watches, through the map function
+	// Events arrive in order per kind: "ignored" was created first, so its
+	// reconcile would have come before "api"'s had the filter let it pass.
+	for len(r.ch) > 0 {
+		if req := <-r.ch; req.Name == "ignored" {
+			t.Fatal("WithEventFilter let a filtered event through")
+		}
+	}
+}

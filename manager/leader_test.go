@@ -1,0 +1,112 @@
+package manager_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/manager"
+)
+
+// fast lease timings keep the test short; the ratios match the defaults.
+func lease(ns, id string) *manager.LeaderElection {
+	return &manager.LeaderElection{Name: "lock", Namespace: ns, Identity: id,
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
+}
+
+func candidate(t *testing.T, ns, id string) (*manager.Manager, *counter) {
+	t.Helper()
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns, LeaderElection: lease(ns, id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &counter{}
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	return m, r
+}
+
+func elected(m *manager.Manager) bool {
+	select {
+	case <-m.Elected():
+		return true
+	default:
+		return false
+	}
+}
+
+func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
+	ns := namespace(t)
+	createConfigMaps(t, ns, 3)
+	a, ra := candidate(t, ns, "a")
+	b, rb := candidate(t, ns, "b")
+	stopA := start(t, a)
+	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+	stopB := start(t, b)
+	eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.distinct() == 3 })
+
+	// b has synced its caches but stands by: give it several retry periods.
+	time.Sleep(time.Second)
+	if elected(b) || rb.n.Load() != 0 {
+		t.Fatalf("standby b: elected=%v, %d reconciles", elected(b), rb.n.Load())
+	}
+
+	// A graceful shutdown releases the lease: b takes over well within
+	// the lease duration instead of waiting for it to expire.
+	begin := time.Now()
+	if err := stopA(); err != nil {
+		t.Fatalf("leader a: %v", err)
+	}
+	eventually(t, 3*time.Second, "b elected within the lease duration", func() bool { return elected(b) })
+	t.Logf("handover took %v (lease duration 3s)", time.Since(begin))
+	eventually(t, 20*time.Second, "b reconciles all", func() bool { return rb.distinct() == 3 })
+	if err := stopB(); err != nil {
+		t.Fatalf("leader b: %v", err)
+	}
+}
+
+func TestLosingTheLeaseStopsControllers(t *testing.T) {
+	ns := namespace(t)
+	a, ra := candidate(t, ns, "a")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- a.Start(ctx) }()
+	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+
+	// Another holder takes the lease over behind a's back, as after a
+	// network partition: a can no longer renew it.
+	leases := cs.CoordinationV1().Leases(ns)
+	l, err := leases.Get(ctx, "lock", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	intruder := "intruder"
+	now := metav1.NewMicroTime(time.Now().Add(time.Hour))
+	l.Spec.HolderIdentity, l.Spec.RenewTime, l.Spec.AcquireTime = &intruder, &now, &now
+	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	select {
+	case err := <-done:
+		if !errors.Is(err, manager.ErrLeaseLost) {
+			t.Fatalf("Start returned %v, want ErrLeaseLost", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a kept running after losing its lease")
+	}
+	// Its controllers are stopped: new objects are not reconciled.
+	before := ra.n.Load()
+	createConfigMaps(t, ns, 1)
+	time.Sleep(500 * time.Millisecond)
+	if n := ra.n.Load(); n != before {
+		t.Fatalf("%d reconciles after the lease was lost", n-before)
+	}
+}
