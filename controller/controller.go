@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 
+	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
@@ -37,6 +39,7 @@ type Controller struct {
 	opts  *options
 	queue *workqueue.RateLimitingQueue[Request]
 	log   logr.Logger
+	times *eventTimes // set when the metrics record event latency
 
 	mu      sync.Mutex
 	sources []Source
@@ -111,8 +114,13 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Unlock()
 	defer c.queue.ShutDown()
 
+	var q handler.Queue = c.queue
+	if _, ok := c.opts.reconcileMetrics.(EventLatencyMetrics); ok {
+		c.times = &eventTimes{clock: c.opts.clock, first: map[Request]time.Time{}}
+		q = stampedQueue{Queue: c.queue, times: c.times}
+	}
 	for _, src := range sources {
-		stop, err := src.Start(ctx, c.queue)
+		stop, err := src.Start(ctx, q)
 		if err != nil {
 			return fmt.Errorf("controller %s: %w", c.name, err)
 		}

@@ -22,6 +22,11 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false // stopping: leave queued work alone
 	}
+	if c.times != nil {
+		if d, ok := c.times.take(req); ok {
+			c.opts.reconcileMetrics.(EventLatencyMetrics).EventToReconcile(c.name, d)
+		}
+	}
 	c.reconcileOne(ctx, req)
 	return true
 }

@@ -29,5 +29,7 @@
 // The registry (Options.Registry, or a new one with the Go and process
 // collectors) carries the workqueue_* series of every controller's queue,
 // controller-runtime's controller_runtime_reconcile_* series, and steady's
-// own: steady_informer_cached_objects{informer}.
+// own: steady_informer_cached_objects{informer} and
+// steady_event_to_reconcile_seconds{controller}, the time from an informer
+// delivering an event to the start of the reconcile it caused.
 package manager

@@ -156,6 +156,7 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		`workqueue_work_duration_seconds_count{name="configmap"} 5`,
 		`workqueue_retries_total{name="configmap"} 0`,
 		`steady_informer_cached_objects{informer="configmaps/` + ns + `"} 5`,
+		`steady_event_to_reconcile_seconds_count{controller="configmap"} 5`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(body, series) {

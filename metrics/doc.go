@@ -14,7 +14,11 @@
 // controller_runtime_reconcile_panics_total,
 // controller_runtime_reconcile_time_seconds,
 // controller_runtime_max_concurrent_reconciles and
-// controller_runtime_active_workers.
+// controller_runtime_active_workers. It also records steady's
+// steady_event_to_reconcile_seconds{controller}: how long a request waited
+// from the informer delivering the event that asked for it to the start of
+// its reconcile (queueing, rate limiting and busy workers included), which
+// is the latency an operator's users feel.
 //
 //	reg := prometheus.NewRegistry()
 //	wq, _ := metrics.NewWorkqueue(reg)

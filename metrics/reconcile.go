@@ -14,6 +14,7 @@ type Reconcile struct {
 	total, errors, terminal, panics *prometheus.CounterVec
 	duration                        *prometheus.HistogramVec
 	maxConcurrent, active           *prometheus.GaugeVec
+	eventLatency                    *prometheus.HistogramVec
 }
 
 // NewReconcile registers the reconcile metrics in reg.
@@ -35,8 +36,12 @@ func NewReconcile(reg prometheus.Registerer) (*Reconcile, error) {
 			Help: "Maximum number of concurrent reconciles per controller."}, []string{"controller"}),
 		active: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "controller_runtime_active_workers",
 			Help: "Number of currently used workers per controller."}, []string{"controller"}),
+		eventLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "steady_event_to_reconcile_seconds",
+			Help:    "Time from an informer delivering an event to a controller to the start of the reconcile it caused.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20), // 100µs to about 52s
+		}, []string{"controller"}),
 	}
-	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active} {
+	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: registering reconcile metrics: %w", err)
 		}
@@ -75,4 +80,10 @@ func (r *Reconcile) End(controller, result string, terminal, panicked bool, took
 	if panicked {
 		r.panics.WithLabelValues(controller).Inc()
 	}
+}
+
+// EventToReconcile records the time from an event to the start of the
+// reconcile it caused (controller.EventLatencyMetrics).
+func (r *Reconcile) EventToReconcile(controller string, d time.Duration) {
+	r.eventLatency.WithLabelValues(controller).Observe(d.Seconds())
 }
