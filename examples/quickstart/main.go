@@ -15,29 +15,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/examples/internal/cluster"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := mainErr(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
-	}
+	cluster.Main("quickstart", play)
 }
 
-func mainErr(ctx context.Context, out io.Writer) error {
-	cfg, cleanup, err := cluster.Config(ctx, out)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
+// play runs the story and prints its summary.
+func play(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 	s, err := run(ctx, cfg, out, 3*time.Second)
 	if err != nil {
 		return err

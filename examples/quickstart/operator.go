@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/examples/internal/cluster"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/predicate"
@@ -64,7 +65,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // run plays the example in a fresh namespace of the cluster at cfg.
 func run(ctx context.Context, cfg *rest.Config, out io.Writer, loopWindow time.Duration) (summary, error) {
-	out = &lockedWriter{w: out} // reconcilers print from their own goroutines
+	out = cluster.LockedWriter(out) // reconcilers print from their own goroutines
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return summary{}, err
@@ -172,16 +173,4 @@ func waitObserved(ctx context.Context, c *kubernetes.Clientset, ns, name string,
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-// lockedWriter serialises writes from concurrent reconciles.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -33,4 +36,45 @@ func Config(ctx context.Context, out io.Writer) (cfg *rest.Config, stop func(), 
 	}
 	fmt.Fprintf(out, "local control plane ready at %s\n", env.Config.Host)
 	return env.Config, func() { _ = env.Stop() }, nil
+}
+
+// Main runs an example's main: play gets a context cancelled on SIGINT or
+// SIGTERM, a cluster (see Config) and standard output safe for concurrent
+// writers. If play fails, Main prints the error and exits with status 1.
+func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.Writer) error) {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := func() error {
+		out := LockedWriter(os.Stdout)
+		cfg, stop, err := Config(ctx, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		return play(ctx, cfg, out)
+	}()
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+// LockedWriter returns a writer that serialises writes to w, for output
+// printed from concurrent reconciles.
+func LockedWriter(w io.Writer) io.Writer {
+	if l, ok := w.(*lockedWriter); ok {
+		return l
+	}
+	return &lockedWriter{w: w}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

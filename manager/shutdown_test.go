@@ -1,0 +1,158 @@
+package manager_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// A reconcile in progress at shutdown runs to its end, with the cache still
+// serving it, before Start returns.
+func TestShutdownFinishesInFlightReconciles(t *testing.T) {
+	ns := namespace(t)
+	createConfigMaps(t, ns, 1)
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms, err := client.For[*corev1.ConfigMap](m.Factory(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release, finished := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		close(entered)
+		<-release
+		_, err := cms.Get(ctx, req.Namespace, req.Name) // the cache outlives the controllers
+		finished <- err
+		return reconcile.Result{}, nil
+	})
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Start(ctx) }()
+	<-entered
+	cancel()
+	select {
+	case err := <-done:
+		t.Fatalf("Start returned (%v) while a reconcile was running", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	if err := <-finished; err != nil {
+		t.Fatalf("the last reconcile could not read the cache: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A runnable that needs no leader runs on a standby replica too.
+type always struct{ started chan struct{} }
+
+func (a always) Start(ctx context.Context) error { close(a.started); <-ctx.Done(); return nil }
+func (always) NeedLeaderElection() bool          { return false }
+
+func TestStandbyRunsRunnablesThatNeedNoLeader(t *testing.T) {
+	ns := namespace(t)
+	a, _ := candidate(t, ns, "a")
+	start(t, a)
+	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+	b, _ := candidate(t, ns, "b")
+	r := always{started: make(chan struct{})}
+	if err := b.Add(r); err != nil {
+		t.Fatal(err)
+	}
+	start(t, b)
+	select {
+	case <-r.started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("a runnable that needs no leader did not start on the standby")
+	}
+	if elected(b) {
+		t.Fatal("b elected while a holds the lease")
+	}
+}
+
+// SignalContext: the first SIGTERM cancels, the second exits at once. The
+// test runs itself as a child process to have a process to signal.
+func TestSignalContext(t *testing.T) {
+	if os.Getenv("STEADY_SIGNAL_CHILD") == "1" {
+		ctx := manager.SignalContext(context.Background())
+		os.Stdout.WriteString("ready\n")
+		<-ctx.Done()
+		os.Stdout.WriteString("cancelled\n")
+		select {} // a shutdown that hangs: only the second signal ends it
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestSignalContext$")
+	cmd.Env = append(os.Environ(), "STEADY_SIGNAL_CHILD=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 2)
+	go func() {
+		buf := make([]byte, 64)
+		var acc string
+		for {
+			n, err := out.Read(buf)
+			acc += string(buf[:n])
+			for {
+				i := indexByte(acc, '\n')
+				if i < 0 {
+					break
+				}
+				lines <- acc[:i]
+				acc = acc[i+1:]
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case got := <-lines:
+			if got != want {
+				t.Fatalf("child said %q, want %q", got, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("child did not say %q", want)
+		}
+	}
+	expect("ready")
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	expect("cancelled")
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("after a second SIGTERM the child ended with %v, want exit status 1", err)
+	}
+}
+
+func indexByte(s string, b byte) int {
+	for i := range len(s) {
+		if s[i] == b {
+			return i
+		}
+	}
+	return -1
+}
