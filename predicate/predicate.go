@@ -35,7 +35,10 @@ func (f Funcs[T]) Generic(e event.Generic[T]) bool { return f.GenericFunc == nil
 
 // NewFilter returns a predicate that applies keep to the object of every
 // event (the new object of an update). Events with a nil object are
-// dropped without calling keep.
+// dropped without calling keep. Because updates are judged by the new
+// object, the update that makes an object stop matching (a label removed)
+// is dropped too; a controller that must clean up then should also keep
+// updates whose old object matched (see examples/mirror's wasOrIs).
 func NewFilter[T event.Object](keep func(obj T) bool) Predicate[T] {
 	check := func(obj T) bool { return !event.IsNil(obj) && keep(obj) }
 	return Funcs[T]{
