@@ -89,7 +89,10 @@ func (b *Builder) Complete(r reconcile.Reconciler) error {
 // Build is Complete that also returns the controller.
 func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) {
 	c, err := b.build(r)
-	if err != nil {
+	switch {
+	case err != nil && b.name == "":
+		return nil, fmt.Errorf("builder: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("builder: controller %q: %w", b.name, err)
 	}
 	return c, nil

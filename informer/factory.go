@@ -30,7 +30,7 @@ type Factory struct {
 	cfg    *rest.Config
 	scheme *runtime.Scheme
 	codecs runtime.NegotiatedSerializer
-	mapper meta.RESTMapper
+	mapper meta.ResettableRESTMapper
 	dyn    dynamic.Interface
 	meta   metadata.Interface
 	log    logr.Logger
@@ -202,6 +202,12 @@ func (f *Factory) Scheme() *runtime.Scheme { return f.scheme }
 // server's discovery (cached).
 func (f *Factory) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	m, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		// The discovery cache may predate the kind: a CRD installed after
+		// the factory first looked. Read discovery again, once.
+		f.mapper.Reset()
+		m, err = f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no resource for %s: %w", gvk, err)
 	}

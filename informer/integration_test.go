@@ -32,18 +32,22 @@ func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env 
 
 var widgets = schema.GroupVersionResource{Group: "test.steady.dev", Version: "v1", Resource: "widgets"}
 
-// installWidgetCRD creates a namespaced custom resource through the dynamic
-// client and waits until the API serves it.
-func installWidgetCRD(t *testing.T, dyn dynamic.Interface) {
+// installWidgetCRD creates the Widget custom resource and waits until the
+// API serves it.
+func installWidgetCRD(t *testing.T, dyn dynamic.Interface) { installCRD(t, dyn, widgets, "Widget") }
+
+// installCRD creates a namespaced custom resource gvr of kind through the
+// dynamic client and waits until the API serves it.
+func installCRD(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, kind string) {
 	t.Helper()
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "widgets.test.steady.dev"},
+		"metadata": map[string]any{"name": gvr.Resource + "." + gvr.Group},
 		"spec": map[string]any{
-			"group": "test.steady.dev", "scope": "Namespaced",
-			"names": map[string]any{"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+			"group": gvr.Group, "scope": "Namespaced",
+			"names": map[string]any{"plural": gvr.Resource, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
 			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
+				"name": gvr.Version, "served": true, "storage": true,
 				"schema": map[string]any{"openAPIV3Schema": map[string]any{
 					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
 			}},
@@ -53,10 +57,27 @@ func installWidgetCRD(t *testing.T, dyn dynamic.Interface) {
 	if _, err := dyn.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	poll(t, "widget CRD served", 30*time.Second, func() bool {
-		_, err := dyn.Resource(widgets).Namespace("default").List(context.Background(), metav1.ListOptions{})
+	poll(t, kind+" CRD served", 30*time.Second, func() bool {
+		_, err := dyn.Resource(gvr).Namespace("default").List(context.Background(), metav1.ListOptions{})
 		return err == nil
 	})
+}
+
+// A factory that has already read discovery still finds a kind whose CRD
+// was installed afterwards.
+func TestFactoryFindsKindsInstalledLater(t *testing.T) {
+	f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := informer.For[*corev1.ConfigMap](f, "default", informer.Selectors{}); err != nil {
+		t.Fatal(err) // discovery is now cached
+	}
+	gadgets := schema.GroupVersionResource{Group: "later.steady.dev", Version: "v1", Resource: "gadgets"}
+	installCRD(t, dynamic.NewForConfigOrDie(env.Config), gadgets, "Gadget")
+	if _, err := informer.ForUnstructured(f, gadgets.GroupVersion().WithKind("Gadget"), "default", informer.Selectors{}); err != nil {
+		t.Fatalf("a kind installed after discovery was cached: %v", err)
+	}
 }
 
 func poll(t *testing.T, what string, limit time.Duration, cond func() bool) {

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/predicate"
+)
+
+// operator is the Foo operator: a manager running one controller.
+type operator struct {
+	mgr        *manager.Manager
+	reconciler *reconciler
+	events     record.EventBroadcaster
+}
+
+// newScheme returns client-go's built-in kinds plus Foo.
+func newScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// newOperator wires the Foo controller into a manager watching namespace ns.
+// Call Start on its mgr to run it, and stop its events when done.
+func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) {
+	scheme, err := newScheme()
+	if err != nil {
+		return nil, fmt.Errorf("building the scheme: %w", err)
+	}
+	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Namespace: ns, Logger: logger(out)})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	// Clients over the manager's shared caches: the same informers the
+	// builder watches below, so one watch per kind.
+	foos, err := client.For[*v1alpha1.Foo](mgr.Factory(), ns)
+	if err != nil {
+		return nil, err
+	}
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), ns)
+	if err != nil {
+		return nil, err
+	}
+	// Kubernetes Events, as sample-controller records them: what `kubectl
+	// describe foo` shows.
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	events := record.NewBroadcaster()
+	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events(ns)})
+	r := &reconciler{
+		foos: foos, deployments: deployments, out: out,
+		recorder: events.NewRecorder(scheme, corev1.EventSource{Component: "foo-controller"}),
+	}
+
+	err = builder.ControllerManagedBy(mgr).
+		// A Foo's own events, but not those of the reconciler's status
+		// writes, which leave metadata.generation alone.
+		For(builder.Kind(&v1alpha1.Foo{}, predicate.GenerationChanged[*v1alpha1.Foo]())).
+		// A Deployment's events enqueue the Foo that controls it: that is
+		// how a change to its status reaches the Foo's.
+		Owns(builder.Kind(&appsv1.Deployment{})).
+		Complete(r)
+	if err != nil {
+		events.Shutdown()
+		return nil, err
+	}
+	return &operator{mgr: mgr, reconciler: r, events: events}, nil
+}
+
+// logger writes the framework's log lines (start, stop, failed reconciles)
+// among the example's narration.
+func logger(out io.Writer) logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		fmt.Fprintf(out, "  log: %s\n", strings.TrimSpace(prefix+" "+args))
+	}, funcr.Options{LogInfoLevel: ptr.To("")})
+}
