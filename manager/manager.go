@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/informer"
@@ -56,6 +57,7 @@ type Manager struct {
 	stopping bool
 	wg       sync.WaitGroup
 	addrs    [2]string // metrics, health: where they listen once started
+	events   record.EventBroadcaster
 }
 
 // New returns a Manager for the cluster at cfg.

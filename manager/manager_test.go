@@ -170,3 +170,30 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		t.Fatalf("Start returned %v after a clean shutdown", err)
 	}
 }
+
+func TestEventRecorderDeliversEvents(t *testing.T) {
+	ns := namespace(t)
+	createConfigMaps(t, ns, 1)
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := m.EventRecorderFor("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, m)
+	rec.Event(cm, corev1.EventTypeWarning, "Testing", "hello from the recorder")
+	eventually(t, 20*time.Second, "the event stored", func() bool {
+		evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		return err == nil && len(evs.Items) == 1 && evs.Items[0].Reason == "Testing" &&
+			evs.Items[0].Source.Component == "tester" && evs.Items[0].InvolvedObject.Name == "cm-0"
+	})
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -20,6 +20,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	m.started = true
 	m.mu.Unlock()
+	defer m.stopEvents() // last: the final reconciles' events still go out
 
 	srv, err := m.serve()
 	if err != nil {

@@ -8,13 +8,9 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/builder"
@@ -28,7 +24,6 @@ import (
 type operator struct {
 	mgr        *manager.Manager
 	reconciler *reconciler
-	events     record.EventBroadcaster
 }
 
 // newScheme returns client-go's built-in kinds plus Foo.
@@ -44,7 +39,7 @@ func newScheme() (*runtime.Scheme, error) {
 }
 
 // newOperator wires the Foo controller into a manager watching namespace ns.
-// Call Start on its mgr to run it, and stop its events when done.
+// Call Start on its mgr to run it.
 func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) {
 	scheme, err := newScheme()
 	if err != nil {
@@ -65,17 +60,12 @@ func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) 
 		return nil, err
 	}
 	// Kubernetes Events, as sample-controller records them: what `kubectl
-	// describe foo` shows.
-	cs, err := kubernetes.NewForConfig(cfg)
+	// describe foo` shows. The manager flushes them when it stops.
+	recorder, err := mgr.EventRecorderFor("foo-controller")
 	if err != nil {
 		return nil, err
 	}
-	events := record.NewBroadcaster()
-	events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events(ns)})
-	r := &reconciler{
-		foos: foos, deployments: deployments, out: out,
-		recorder: events.NewRecorder(scheme, corev1.EventSource{Component: "foo-controller"}),
-	}
+	r := &reconciler{foos: foos, deployments: deployments, out: out, recorder: recorder}
 
 	err = builder.ControllerManagedBy(mgr).
 		// A Foo's own events, but not those of the reconciler's status
@@ -86,10 +76,9 @@ func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) 
 		Owns(builder.Kind(&appsv1.Deployment{})).
 		Complete(r)
 	if err != nil {
-		events.Shutdown()
 		return nil, err
 	}
-	return &operator{mgr: mgr, reconciler: r, events: events}, nil
+	return &operator{mgr: mgr, reconciler: r}, nil
 }
 
 // logger writes the framework's log lines (start, stop, failed reconciles)

@@ -86,7 +86,6 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	if err != nil {
 		return summary{}, err
 	}
-	defer op.events.Shutdown()
 	mgrCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- op.mgr.Start(mgrCtx) }()
