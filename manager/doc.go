@@ -14,6 +14,9 @@
 //	err = builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(r)
 //	err = mgr.Start(manager.SignalContext(context.Background()))
 //
+// Reconcilers read through client.For clients over the manager's Factory,
+// and record Kubernetes Events through EventRecorderFor.
+//
 // # Shutdown order
 //
 // Controllers stop first: they take no new request and wait for the
