@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
@@ -37,6 +39,7 @@ type Factory struct {
 
 	mu        sync.Mutex
 	informers map[factoryKey]runner
+	defaults  map[schema.GroupKind]Selectors
 	runCtx    context.Context // set by Start
 	wg        sync.WaitGroup
 }
@@ -61,6 +64,17 @@ type runner interface {
 type Selectors struct {
 	Labels string // a label selector, e.g. "app=web"
 	Fields string // a field selector, e.g. "spec.nodeName=node-1"
+}
+
+// Validate reports a selector the API server would refuse.
+func (s Selectors) Validate() error {
+	if _, err := labels.Parse(s.Labels); err != nil {
+		return fmt.Errorf("label selector %q: %w", s.Labels, err)
+	}
+	if _, err := fields.ParseSelector(s.Fields); err != nil {
+		return fmt.Errorf("field selector %q: %w", s.Fields, err)
+	}
+	return nil
 }
 
 // NewFactory returns a factory for the cluster at cfg. scheme resolves typed
@@ -94,6 +108,7 @@ func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], e
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
+	sel = f.selectors(gvk, sel)
 	return shared[T](f, factoryKey{gvk: gvk, form: "typed", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
 			return f.typedLW(gvk, gvr, namespace)
@@ -103,6 +118,7 @@ func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], e
 // ForUnstructured returns the shared informer of any kind, custom resources
 // included, as *unstructured.Unstructured.
 func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*unstructured.Unstructured], error) {
+	sel = f.selectors(gvk, sel)
 	return shared[*unstructured.Unstructured](f, factoryKey{gvk: gvk, form: "unstructured", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
 			return reflector.FromDynamic(f.dyn, gvr, namespace, selectorOpts(sel)...), nil
@@ -112,6 +128,7 @@ func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, 
 // ForMetadata returns the shared metadata-only informer of a kind: a small
 // cache for large objects whose contents the controller does not read.
 func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*metav1.PartialObjectMetadata], error) {
+	sel = f.selectors(gvk, sel)
 	return shared[*metav1.PartialObjectMetadata](f, factoryKey{gvk: gvk, form: "metadata", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
 			return reflector.FromMetadata(f.meta, gvr, namespace, selectorOpts(sel)...), nil
@@ -129,6 +146,9 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersion
 			return nil, fmt.Errorf("informer factory: %s is shared as %T, not as %T informer", key.gvk, r, (*Informer[T])(nil))
 		}
 		return inf, nil
+	}
+	if err := (Selectors{Labels: key.labels, Fields: key.fields}).Validate(); err != nil {
+		return nil, fmt.Errorf("informer factory: %s: %w", key.gvk, err)
 	}
 	mapping, err := f.RESTMapping(key.gvk)
 	if err != nil {
@@ -175,6 +195,30 @@ func (f *Factory) run(inf runner) {
 // Wait blocks until every running informer has stopped (after the Start
 // context is done).
 func (f *Factory) Wait() { f.wg.Wait() }
+
+// SetDefaultSelectors makes informers of kind gk that are asked for without
+// selectors use sel instead, so that an operator caches only the objects of
+// a kind it manages (controller-runtime's cache ByObject). Informers already
+// handed out are not changed: call it before asking for any.
+func (f *Factory) SetDefaultSelectors(gk schema.GroupKind, sel Selectors) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.defaults == nil {
+		f.defaults = map[schema.GroupKind]Selectors{}
+	}
+	f.defaults[gk] = sel
+}
+
+// selectors returns sel, or the default selectors of gvk's kind if sel is
+// empty.
+func (f *Factory) selectors(gvk schema.GroupVersionKind, sel Selectors) Selectors {
+	if sel != (Selectors{}) {
+		return sel
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.defaults[gvk.GroupKind()]
+}
 
 // Stats describes one of a factory's informers.
 type Stats struct {

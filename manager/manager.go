@@ -77,6 +77,12 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
+	for gk, sel := range opts.Selectors {
+		if err := sel.Validate(); err != nil {
+			return nil, fmt.Errorf("manager: Options.Selectors[%s]: %w", gk, err)
+		}
+		f.SetDefaultSelectors(gk, sel)
+	}
 	reg := opts.Registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()

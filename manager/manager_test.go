@@ -13,9 +13,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/reconcile"
@@ -195,5 +197,40 @@ func TestEventRecorderDeliversEvents(t *testing.T) {
 	})
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestSelectorsRestrictCaches(t *testing.T) {
+	ns := namespace(t)
+	createConfigMaps(t, ns, 2)
+	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mine", Labels: map[string]string{"app": "mine"}}}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), mine, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	configMaps := schema.GroupKind{Kind: "ConfigMap"}
+	if _, err := manager.New(env.Config, manager.Options{Selectors: map[schema.GroupKind]informer.Selectors{configMaps: {Labels: "app in ("}}}); err == nil ||
+		!strings.Contains(err.Error(), `Options.Selectors[ConfigMap]: label selector "app in ("`) {
+		t.Fatalf("a bad selector: %v", err)
+	}
+	m, err := manager.New(env.Config, manager.Options{Namespace: ns,
+		Selectors: map[schema.GroupKind]informer.Selectors{configMaps: {Labels: "app=mine"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &counter{}
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	start(t, m)
+	eventually(t, 20*time.Second, "mine reconciled", func() bool { return r.distinct() == 1 })
+	for _, s := range m.Factory().Stats() {
+		if s.Objects != 1 {
+			t.Fatalf("informer %s caches %d objects, want only the selected one", s.Name, s.Objects)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen["mine"] == 0 || len(r.seen) != 1 {
+		t.Fatalf("reconciled %v", r.seen)
 	}
 }

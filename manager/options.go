@@ -6,6 +6,9 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/steadyctl/steady/informer"
 )
 
 // Options configure a Manager. The zero value is valid: the built-in kinds
@@ -18,6 +21,10 @@ type Options struct {
 	Scheme *runtime.Scheme
 	// Namespace restricts every cache to one namespace; "" caches all.
 	Namespace string
+	// Selectors restricts the caches of some kinds to the objects that
+	// match, e.g. {Kind: "Secret"}: {Labels: "app=mine"}; the builder and
+	// clients then see only those (controller-runtime's cache ByObject).
+	Selectors map[schema.GroupKind]informer.Selectors
 	// Logger receives the manager's, the caches' and the controllers' logs.
 	Logger logr.Logger
 
