@@ -15,12 +15,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 )
 
@@ -64,7 +66,13 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 
 	// The manager caches ConfigMaps and Namespaces of all namespaces: copies
 	// go anywhere. If it fails, the story's waits end with its error.
-	m, err := manager.New(cfg, manager.Options{Logger: logr.Discard()})
+	// Cache only this run's ConfigMaps and Namespaces: on a shared cluster
+	// the operator neither holds nor sees anyone else's.
+	runOnly := informer.Selectors{Labels: s.scope.String()}
+	m, err := manager.New(cfg, manager.Options{Logger: logr.Discard(), Selectors: map[schema.GroupKind]informer.Selectors{
+		{Kind: "ConfigMap"}: runOnly,
+		{Kind: "Namespace"}: runOnly,
+	}})
 	if err != nil {
 		return summary{}, fmt.Errorf("manager: %w", err)
 	}
