@@ -106,6 +106,9 @@ func isExpired(err error) bool {
 // isTooLargeRV reports the error a server gives when asked for a
 // resourceVersion its cache has not reached yet (it waited ~3s, then gave up).
 func isTooLargeRV(err error) bool {
+	if err == nil {
+		return false
+	}
 	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge) ||
 		strings.Contains(err.Error(), "Too large resource version")
 }

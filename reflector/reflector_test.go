@@ -233,6 +233,32 @@ func TestWatchListStreamsThenKeepsWatching(t *testing.T) {
 	lw.none(t)
 }
 
+// A streamed relist at the last seen resourceVersion whose watch later ends
+// normally (the server's timeout) is followed by a plain watch, not a panic
+// or another relist.
+func TestStreamedRelistEndingNormallyRewatches(t *testing.T) {
+	lw := streamingLW{newFakeLW()}
+	w1 := lw.onWatch(nil)
+	w2 := lw.onWatch(nil)
+	h := start(t, lw)
+	lw.next(t)
+	w1.Add(cm("a", "5"))
+	w1.Action(watch.Bookmark, bookmark("9", true).Object)
+	h.store.expect(t, "replace 9 a")
+	w1.Error(&gone.ErrStatus)
+	c := lw.next(t)
+	if !c.watch || c.opts.SendInitialEvents == nil || c.opts.ResourceVersion != "9" {
+		t.Fatalf("want a streamed relist from 9, got %+v", c.opts)
+	}
+	w2.Add(cm("b", "12"))
+	w2.Action(watch.Bookmark, bookmark("12", true).Object)
+	h.store.expect(t, "replace 12 b")
+	w2.Modify(cm("b", "13"))
+	h.store.expect(t, "update b 13")
+	w2.Stop() // the server's timeout
+	isWatch(t, lw.next(t), "13")
+}
+
 func TestWatchListFallsBackAndRemembers(t *testing.T) {
 	for name, script := range map[string]func(*watch.FakeWatcher, *harness, *testing.T){
 		"rejected": nil,

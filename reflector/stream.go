@@ -46,7 +46,7 @@ func (r *Reflector[T]) stream(ctx context.Context) error {
 	rv := r.relistRV
 	r.mu.Unlock()
 	err := r.streamFrom(ctx, rv)
-	if rv != "" && (isExpired(err) || isTooLargeRV(err)) {
+	if err != nil && rv != "" && (isExpired(err) || isTooLargeRV(err)) {
 		r.log.Info("streamed relist at the last seen resourceVersion failed; streaming a consistent list", "error", err.Error())
 		err = r.streamFrom(ctx, "")
 	}
