@@ -1,0 +1,177 @@
+// Command e2e runs the end-to-end half of steady's side-by-side benchmarks:
+// the same ConfigMap controller, written once with steady and once with
+// controller-runtime, against a real kube-apiserver and etcd (package
+// testenv).
+//
+// The controller reads each ConfigMap from its informer cache and, when the
+// annotation bench.steady.dev/observed does not match the object's data
+// (see internal/e2e.Desired), writes it with an Update. For each
+// implementation and round the program measures:
+//
+//   - the time from the child's start to its cache holding the initial list
+//     of -objects pre-existing ConfigMaps, and the process's RSS and live Go
+//     heap right then;
+//   - the reconciles and API requests needed to converge those objects (every
+//     run starts from objects the previous run's identifier no longer
+//     matches, so every run does the same work);
+//   - while a load generator updates -rate objects per second for -duration,
+//     the latency from each update's send time to the first reconcile that
+//     sees it (p50, p99), and again the reconciles and API requests until the
+//     objects have converged.
+//
+// Fairness. Each implementation runs in its own child process, built from its
+// own main package, so RSS and heap belong to one framework only; the two
+// children share everything else: the reconcile decision and bookkeeping
+// (internal/e2e), the client configuration (protobuf, no client-side rate
+// limit), the counting transport that sees every HTTP request, the number
+// of concurrent reconciles, and the way the sync is detected (the informer's
+// HasSynced, polled every millisecond). Both record Prometheus metrics
+// without serving them and log nowhere. The parent starts one API server,
+// seeds the objects once, runs the two children alternately (the order flips
+// every round), drives the identical load and checks convergence itself with
+// a LIST; the table shows medians over rounds and the steady /
+// controller-runtime ratio (lower is better for every row but the achieved
+// load rate).
+//
+// Usage, from the bench module:
+//
+//	go run ./cmd/e2e                                    # 10,000 objects, 1,000/s for 30 s, 3 rounds
+//	go run ./cmd/e2e -objects 200 -duration 3s -rounds 1 # smoke test
+//
+// It is not a Go benchmark on purpose: CI, which runs every benchmark once,
+// does not run it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/steadyctl/steady/testenv"
+)
+
+// config holds the command's flags.
+type config struct {
+	objects         int
+	payload         int
+	rate            float64
+	duration        time.Duration
+	warmup          time.Duration
+	rounds          int
+	workers         int
+	writers         int
+	convergeTimeout time.Duration
+	jsonPath        string
+	profileDir      string
+	benchDir        string
+}
+
+func main() {
+	var c config
+	flag.IntVar(&c.objects, "objects", 10000, "pre-existing ConfigMaps")
+	flag.IntVar(&c.payload, "payload", 256, "bytes of filler data per ConfigMap")
+	flag.Float64Var(&c.rate, "rate", 1000, "load: ConfigMap updates per second")
+	flag.DurationVar(&c.duration, "duration", 30*time.Second, "load: how long")
+	flag.DurationVar(&c.warmup, "warmup", 5*time.Second, "load the API server this long, without a controller, before the first round")
+	flag.IntVar(&c.rounds, "rounds", 3, "rounds; each runs both implementations, in alternating order")
+	flag.IntVar(&c.workers, "workers", 4, "maximum concurrent reconciles, both implementations")
+	flag.IntVar(&c.writers, "writers", 32, "load: concurrent writers")
+	flag.DurationVar(&c.convergeTimeout, "converge-timeout", 5*time.Minute, "how long to wait for the objects to converge")
+	flag.StringVar(&c.jsonPath, "json", "", "also write every round's raw results to this file")
+	flag.StringVar(&c.profileDir, "profile-dir", "", "write each child's CPU and heap profiles, split at the sync, into this directory")
+	flag.StringVar(&c.benchDir, "bench-dir", ".", "directory of the bench module, where the children are built")
+	flag.Parse()
+	if c.objects <= 0 || c.rounds <= 0 || c.workers <= 0 || c.writers <= 0 || c.rate <= 0 {
+		fmt.Fprintln(os.Stderr, "e2e: -objects, -rounds, -workers, -writers and -rate must be positive")
+		os.Exit(2)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, c)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// run is the whole program; every resource it starts is released before it
+// returns, also when ctx is cancelled (Ctrl-C).
+func run(ctx context.Context, c config) error {
+	tmp, err := os.MkdirTemp("", "steady-e2e-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bins, err := buildChildren(ctx, c.benchDir, tmp)
+	if err != nil {
+		return err
+	}
+	if c.profileDir != "" {
+		if c.profileDir, err = filepath.Abs(c.profileDir); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(c.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+
+	logf("starting kube-apiserver and etcd")
+	env, err := testenv.Start(ctx, testenv.WithProgress(os.Stderr))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			logf("stopping testenv: %v", err)
+		}
+	}()
+	cl, err := newCluster(env, "bench-e2e")
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := cl.seed(ctx, c.objects, c.payload, 32); err != nil {
+		return err
+	}
+	logf("created %d ConfigMaps in %v", c.objects, time.Since(start).Round(time.Millisecond))
+	if c.warmup > 0 {
+		// The first child would otherwise meet a colder API server than
+		// the others.
+		ls, err := cl.generateLoad(ctx, c.rate, c.warmup, c.writers, "warmup")
+		if err != nil {
+			return fmt.Errorf("warm-up: %w", err)
+		}
+		logf("warm-up: %d updates in %.1f s (%.0f/s)", ls.Sent, ls.Seconds, ls.Rate)
+	}
+
+	var results []result
+	for round := 1; round <= c.rounds; round++ {
+		order := impls
+		if round%2 == 0 {
+			order = []string{impls[1], impls[0]}
+		}
+		for _, impl := range order {
+			r, err := runOne(ctx, c, cl, bins[impl], impl, round)
+			if err != nil {
+				return fmt.Errorf("round %d, %s: %w", round, impl, err)
+			}
+			results = append(results, r)
+		}
+	}
+	printTable(os.Stdout, c, results)
+	if c.jsonPath != "" {
+		return writeJSON(c.jsonPath, c, results)
+	}
+	return nil
+}
+
+// logf reports progress on stderr.
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s e2e: %s\n", time.Now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+}

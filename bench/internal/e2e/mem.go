@@ -1,0 +1,51 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"runtime"
+	"strconv"
+)
+
+// Mem is a process's memory after a garbage collection.
+type Mem struct {
+	// RSS is the resident set size (VmRSS); PeakRSS its high-water mark
+	// since the process started (VmHWM). Both are 0 where /proc is missing.
+	RSS     uint64 `json:"rss_bytes"`
+	PeakRSS uint64 `json:"peak_rss_bytes"`
+	// Heap is the live Go heap (HeapAlloc right after runtime.GC).
+	Heap uint64 `json:"heap_bytes"`
+}
+
+// ReadMem collects garbage, then reads the Go heap and the process's RSS.
+func ReadMem() Mem {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m := Mem{Heap: ms.HeapAlloc}
+	m.RSS, m.PeakRSS = procStatus("VmRSS:"), procStatus("VmHWM:")
+	return m
+}
+
+// procStatus returns the value, in bytes, of a "Name: N kB" line of
+// /proc/self/status, or 0.
+func procStatus(name string) uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(name))
+		if !ok {
+			continue
+		}
+		kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
