@@ -48,6 +48,10 @@
 // objects through a client-go scheme (For), any kind including custom
 // resources as Unstructured (ForUnstructured), or metadata only
 // (ForMetadata). Start runs them all, including those handed out later.
+// Unlike client-go's factory, its informers drop metadata.managedFields
+// before caching (SetKeepManagedFields turns that off): the field is often
+// half of a small object, and an Update without it leaves it unchanged on
+// the server.
 //
 // Updates from a relist for objects whose resourceVersion did not change are
 // not delivered: nothing changed. Periodic resync is per handler

@@ -28,6 +28,8 @@ import (
 // selectors, and runs them together. Typed objects (*corev1.Pod) are found
 // through a client-go scheme, custom resources through the dynamic client
 // (Unstructured) and metadata-only informers through the metadata client.
+// Its informers drop managedFields unless told otherwise
+// (SetKeepManagedFields).
 type Factory struct {
 	cfg    *rest.Config
 	scheme *runtime.Scheme
@@ -40,6 +42,7 @@ type Factory struct {
 	mu        sync.Mutex
 	informers map[factoryKey]runner
 	defaults  map[schema.GroupKind]Selectors
+	keepMF    bool            // SetKeepManagedFields
 	runCtx    context.Context // set by Start
 	wg        sync.WaitGroup
 }
@@ -163,6 +166,7 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersion
 		name += "/" + key.namespace
 	}
 	inf := New[T](&selectingLW{lw: lw, labels: key.labels, fields: key.fields}, WithName(name), WithLogger(f.log))
+	inf.dropManaged = !f.keepMF
 	f.informers[key] = inf
 	if f.runCtx != nil {
 		f.run(inf)
@@ -207,6 +211,19 @@ func (f *Factory) SetDefaultSelectors(gk schema.GroupKind, sel Selectors) {
 		f.defaults = map[schema.GroupKind]Selectors{}
 	}
 	f.defaults[gk] = sel
+}
+
+// SetKeepManagedFields(true) makes the informers handed out afterwards keep
+// metadata.managedFields. By default a factory's informers drop them before
+// caching (see DropManagedFields): they are often half of a small object's
+// size, controllers read them rarely, and an Update of a cached object
+// without them leaves the server's copy as it is (the API server keeps
+// managedFields that a write omits). Keep them if your controller reads
+// them from the cache.
+func (f *Factory) SetKeepManagedFields(keep bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keepMF = keep
 }
 
 // selectors returns sel, or the default selectors of gvk's kind if sel is

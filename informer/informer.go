@@ -35,6 +35,7 @@ type Informer[T Object] struct {
 	stopped        bool
 	initialApplied bool // the first list is in the cache
 	transform      func(T) (T, error)
+	dropManaged    bool // the factory's default: DropManagedFields before transform
 	errHandler     func(error)
 	refl           *reflector.Reflector[T]
 	notes          []change[T] // reused per batch
@@ -79,7 +80,8 @@ func (inf *Informer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 
 // SetTransform sets a function applied to every object once, before it is
 // cached or handed to handlers (DropManagedFields is a common choice). It
-// must be set before Run.
+// must be set before Run. On a Factory's informer, which drops managed
+// fields by default, fn sees objects already without them.
 func (inf *Informer[T]) SetTransform(fn func(T) (T, error)) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
@@ -88,6 +90,22 @@ func (inf *Informer[T]) SetTransform(fn func(T) (T, error)) error {
 	}
 	inf.transform = fn
 	return nil
+}
+
+// transformFunc is the transform the reflector runs: the user's, preceded
+// by DropManagedFields on a factory informer that drops them.
+func (inf *Informer[T]) transformFunc() func(T) (T, error) {
+	user := inf.transform
+	switch {
+	case !inf.dropManaged:
+		return user
+	case user == nil:
+		return DropManagedFields[T]
+	}
+	return func(obj T) (T, error) {
+		obj, _ = DropManagedFields(obj)
+		return user(obj)
+	}
 }
 
 // SetWatchErrorHandler sets a function called with every list or watch
@@ -115,8 +133,8 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	if inf.errHandler != nil {
 		ropts = append(ropts, reflector.WithWatchErrorHandler(inf.errHandler))
 	}
-	if inf.transform != nil {
-		ropts = append(ropts, reflector.WithTransform(inf.transform))
+	if fn := inf.transformFunc(); fn != nil {
+		ropts = append(ropts, reflector.WithTransform(fn))
 	}
 	refl, err := reflector.New[T](inf.lw, inf.fifo, ropts...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -342,4 +343,65 @@ func informerFactoryWithoutCore(t *testing.T) *informer.Factory {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// A factory's informers cache objects without managedFields, and a user's
+// transform sees them already dropped; SetKeepManagedFields keeps them.
+func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs := kubernetes.NewForConfigOrDie(env.Config)
+	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "managed-"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created.ManagedFields) == 0 {
+		t.Fatal("the API server recorded no managedFields; the test would prove nothing")
+	}
+	managed := func(keep bool) (typed, meta int, seenByTransform int) {
+		f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.SetKeepManagedFields(keep)
+		ti, err := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen atomic.Int32
+		if err := ti.SetTransform(func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+			seen.Store(int32(len(cm.ManagedFields)))
+			return cm, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		mi, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns.Name, informer.Selectors{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runCtx, stop := context.WithCancel(ctx)
+		f.Start(runCtx)
+		defer func() { stop(); f.Wait() }()
+		syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
+		defer syncCancel()
+		if err := f.WaitForCacheSync(syncCtx); err != nil {
+			t.Fatal(err)
+		}
+		tc, ok1 := ti.Cache().Get(ns.Name, "c")
+		mc, ok2 := mi.Cache().Get(ns.Name, "c")
+		if !ok1 || !ok2 {
+			t.Fatalf("keep=%v: object not cached (typed %v, metadata %v)", keep, ok1, ok2)
+		}
+		return len(tc.ManagedFields), len(mc.ManagedFields), int(seen.Load())
+	}
+	if typed, meta, seen := managed(false); typed != 0 || meta != 0 || seen != 0 {
+		t.Errorf("default: managedFields entries typed %d, metadata %d, seen by the transform %d; want none", typed, meta, seen)
+	}
+	if typed, meta, seen := managed(true); typed == 0 || meta == 0 || seen == 0 {
+		t.Errorf("kept: managedFields entries typed %d, metadata %d, seen by the transform %d; want some", typed, meta, seen)
+	}
 }

@@ -3,7 +3,8 @@
 // started in the right order and shut down in the reverse one.
 //
 // A Manager owns one informer.Factory, so every controller it runs shares a
-// single watch and cache per kind. Start starts the caches, serves /healthz
+// single watch and cache per kind; the caches hold objects without
+// metadata.managedFields unless Options.KeepManagedFields is set. Start starts the caches, serves /healthz
 // and /readyz (ready once every cache has synced) and Prometheus metrics on
 // /metrics, and runs the controllers — only on the elected leader when
 // Options.LeaderElection is set, so that two replicas never both act. It

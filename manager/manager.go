@@ -77,6 +77,7 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
+	f.SetKeepManagedFields(opts.KeepManagedFields)
 	for gk, sel := range opts.Selectors {
 		if err := sel.Validate(); err != nil {
 			return nil, fmt.Errorf("manager: Options.Selectors[%s]: %w", gk, err)

@@ -228,6 +228,15 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 			t.Fatalf("informer %s caches %d objects, want only the selected one", s.Name, s.Objects)
 		}
 	}
+	inf, err := informer.For[*corev1.ConfigMap](m.Factory(), ns, informer.Selectors{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cached, ok := inf.Cache().Get(ns, "mine"); !ok {
+		t.Fatal("mine is not cached")
+	} else if n := len(cached.ManagedFields); n != 0 {
+		t.Fatalf("mine is cached with %d managedFields entries; want none (Options.KeepManagedFields is off)", n)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.seen["mine"] == 0 || len(r.seen) != 1 {

@@ -25,6 +25,12 @@ type Options struct {
 	// match, e.g. {Kind: "Secret"}: {Labels: "app=mine"}; the builder and
 	// clients then see only those (controller-runtime's cache ByObject).
 	Selectors map[schema.GroupKind]informer.Selectors
+	// KeepManagedFields keeps metadata.managedFields in the caches. By
+	// default they are dropped before caching, which saves memory and
+	// start-up time; writes of cached objects are unaffected, as the API
+	// server keeps the managedFields a write omits (see
+	// informer.Factory.SetKeepManagedFields).
+	KeepManagedFields bool
 	// Logger receives the manager's, the caches' and the controllers' logs.
 	Logger logr.Logger
 
