@@ -5,6 +5,10 @@ package informer
 // the largest part of a cached object. The informer applies it once per
 // object, before caching, so it may modify obj in place.
 func DropManagedFields[T Object](obj T) (T, error) {
-	obj.SetManagedFields(nil)
+	// No write when there is nothing to drop: the object may be shared
+	// with a ListerWatcher that keeps it (a fake, say).
+	if obj.GetManagedFields() != nil {
+		obj.SetManagedFields(nil)
+	}
 	return obj, nil
 }

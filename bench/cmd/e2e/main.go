@@ -52,6 +52,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/steadyctl/steady/bench/internal/e2e"
 	"github.com/steadyctl/steady/testenv"
 )
 
@@ -69,6 +70,7 @@ type config struct {
 	jsonPath        string
 	profileDir      string
 	benchDir        string
+	managedFields   string
 }
 
 func main() {
@@ -85,7 +87,13 @@ func main() {
 	flag.StringVar(&c.jsonPath, "json", "", "also write every round's raw results to this file")
 	flag.StringVar(&c.profileDir, "profile-dir", "", "write each child's CPU and heap profiles, split at the sync, into this directory")
 	flag.StringVar(&c.benchDir, "bench-dir", ".", "directory of the bench module, where the children are built")
+	flag.StringVar(&c.managedFields, "managed-fields", "default",
+		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
 	flag.Parse()
+	if !e2e.ValidManagedFields(c.managedFields) {
+		fmt.Fprintf(os.Stderr, "e2e: -managed-fields %q: want default, keep or drop\n", c.managedFields)
+		os.Exit(2)
+	}
 	if c.objects <= 0 || c.rounds <= 0 || c.workers <= 0 || c.writers <= 0 || c.rate <= 0 {
 		fmt.Fprintln(os.Stderr, "e2e: -objects, -rounds, -workers, -writers and -rate must be positive")
 		os.Exit(2)

@@ -50,8 +50,8 @@ func rows(c config) []row {
 // printTable writes the medians over rounds as a Markdown table, then what
 // the children's requests were made of.
 func printTable(w io.Writer, c config, results []result) {
-	fmt.Fprintf(w, "\n%d objects, load %.0f updates/s for %v, %d concurrent reconciles, %d round(s); medians, ratio = steady / controller-runtime\n\n",
-		c.objects, c.rate, c.duration, c.workers, c.rounds)
+	fmt.Fprintf(w, "\n%d objects, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
+		c.objects, c.rate, c.duration, c.workers, c.managedFields, c.rounds)
 	fmt.Fprintln(w, "| metric | steady | controller-runtime | ratio | target |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, rw := range rows(c) {
@@ -121,13 +121,14 @@ func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", mibf(b)) }
 // writeJSON writes the flags and every result to path.
 func writeJSON(path string, c config, results []result) error {
 	data, err := json.MarshalIndent(map[string]any{
-		"when":     time.Now().UTC().Format(time.RFC3339),
-		"objects":  c.objects,
-		"rate":     c.rate,
-		"duration": c.duration.String(),
-		"workers":  c.workers,
-		"rounds":   c.rounds,
-		"results":  results,
+		"when":           time.Now().UTC().Format(time.RFC3339),
+		"objects":        c.objects,
+		"rate":           c.rate,
+		"duration":       c.duration.String(),
+		"workers":        c.workers,
+		"managed_fields": c.managedFields,
+		"rounds":         c.rounds,
+		"results":        results,
 	}, "", "  ")
 	if err != nil {
 		return err

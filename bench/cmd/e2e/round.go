@@ -46,7 +46,8 @@ const quiet = time.Second
 func runOne(ctx context.Context, c config, cl *cluster, bin, impl string, round int) (result, error) {
 	res := result{Impl: impl, Round: round}
 	run := fmt.Sprintf("r%d-%s", round, impl)
-	args := []string{"-kubeconfig", cl.kubeconfig, "-namespace", cl.namespace, "-run", run, "-workers", strconv.Itoa(c.workers)}
+	args := []string{"-kubeconfig", cl.kubeconfig, "-namespace", cl.namespace, "-run", run, "-workers", strconv.Itoa(c.workers),
+		"-managed-fields", c.managedFields}
 	if c.profileDir != "" {
 		args = append(args, "-profile", filepath.Join(c.profileDir, run))
 	}

@@ -19,6 +19,9 @@ type Options struct {
 	Namespace  string
 	Run        string // the run identifier that goes into Desired
 	Workers    int    // maximum concurrent reconciles
+	// ManagedFields is "default" (the framework's default), "keep" or
+	// "drop": whether the cache keeps metadata.managedFields.
+	ManagedFields string
 	// Profile, if set, is the path prefix of CPU and heap profiles, split
 	// at the sync (see profiler).
 	Profile string
@@ -49,10 +52,11 @@ func Main(impl string, start StartFunc) {
 	fs.StringVar(&o.Namespace, "namespace", "", "namespace of the ConfigMaps")
 	fs.StringVar(&o.Run, "run", "", "run identifier")
 	fs.IntVar(&o.Workers, "workers", 4, "maximum concurrent reconciles")
+	fs.StringVar(&o.ManagedFields, "managed-fields", "default", "default, keep or drop: managedFields in the cache")
 	fs.StringVar(&o.Profile, "profile", "", "write CPU and heap profiles to files with this path prefix")
 	_ = fs.Parse(os.Args[1:]) // ExitOnError
-	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" {
-		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id")
+	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" || !ValidManagedFields(o.ManagedFields) {
+		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-managed-fields default|keep|drop]")
 		os.Exit(2)
 	}
 	if err := runChild(t0, impl, o, start); err != nil {
@@ -158,3 +162,6 @@ func waitSynced(ctx context.Context, r Running, timeout time.Duration) error {
 	}
 	return nil
 }
+
+// ValidManagedFields reports whether s is a value of Options.ManagedFields.
+func ValidManagedFields(s string) bool { return s == "default" || s == "keep" || s == "drop" }

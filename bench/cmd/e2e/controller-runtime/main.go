@@ -54,9 +54,13 @@ func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // and leader election off, and a controller from the builder.
 func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (e2e.Running, error) {
 	ctrl.SetLogger(logr.Discard()) // steady's controller logs nowhere by default either
+	copts := cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}}
+	if o.ManagedFields == "drop" { // the default keeps them
+		copts.DefaultTransform = cache.TransformStripManagedFields()
+	}
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme.Scheme,
-		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.Namespace: {}}},
+		Cache:                  copts,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	})

@@ -56,6 +56,7 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
+	f.SetKeepManagedFields(o.ManagedFields == "keep") // the default drops them
 	cms, err := informer.For[*corev1.ConfigMap](f, o.Namespace, informer.Selectors{})
 	if err != nil {
 		return e2e.Running{}, err
