@@ -6,6 +6,10 @@
 //
 //	cd bench && go test -run '^$' -bench . -benchmem -count 6 | tee new.txt
 //
+// Command cmd/e2e runs the end-to-end comparison: one ConfigMap controller
+// written with steady and with controller-runtime, each in its own process,
+// against a real kube-apiserver and etcd (steady's testenv); see README.md.
+//
 // It is a separate module so that steady itself never depends on the
 // implementations it is compared with.
 package bench
