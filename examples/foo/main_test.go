@@ -7,19 +7,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/testenv"
 )
+
+var env *testenv.Environment
+
+// TestMain runs the tests against one local control plane and checks that
+// the example leaves no goroutine behind.
+func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
 
 // TestFoo runs the example's story against a local control plane, twice: the
 // second run finds the CRD installed, as a run against a long-lived
 // KUBECONFIG cluster would.
 func TestFoo(t *testing.T) {
 	ctx := context.Background()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
 	for i, wantCRD := range []string{"installed CRD", "is already installed: reusing it"} {
 		var out bytes.Buffer
 		s, err := run(ctx, env.Config, &out)

@@ -11,19 +11,21 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/testenv"
 )
+
+var env *testenv.Environment
+
+// TestMain runs the tests against one local control plane and checks that
+// the example leaves no goroutine behind.
+func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
 
 // TestMirror runs the example's story against a local control plane and
 // checks that every change reached the copies, each with exactly the writes
 // it needed.
 func TestMirror(t *testing.T) {
 	ctx := context.Background()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
 	var out bytes.Buffer
 	s, err := run(ctx, env.Config, &out)
 	if err != nil {

@@ -7,19 +7,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/steadyctl/steady/internal/envmain"
 	"github.com/steadyctl/steady/testenv"
 )
+
+var env *testenv.Environment
+
+// TestMain runs the tests against one local control plane and checks that
+// the example leaves no goroutine behind.
+func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
 
 // TestQuickstart runs the example's story against a local control plane and
 // checks its lesson: with GenerationChanged the reconciler settles at about
 // one reconcile per spec version; without it, it loops.
 func TestQuickstart(t *testing.T) {
 	ctx := context.Background()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer env.Stop()
 	var out bytes.Buffer
 	s, err := run(ctx, env.Config, &out, 2*time.Second)
 	if err != nil {
