@@ -1,6 +1,7 @@
 package manager_test
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -108,24 +109,11 @@ func TestSignalContext(t *testing.T) {
 	defer cmd.Process.Kill()
 	lines := make(chan string, 2)
 	go func() {
-		buf := make([]byte, 64)
-		var acc string
-		for {
-			n, err := out.Read(buf)
-			acc += string(buf[:n])
-			for {
-				i := indexByte(acc, '\n')
-				if i < 0 {
-					break
-				}
-				lines <- acc[:i]
-				acc = acc[i+1:]
-			}
-			if err != nil {
-				close(lines)
-				return
-			}
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
 		}
+		close(lines)
 	}()
 	expect := func(want string) {
 		t.Helper()
@@ -146,13 +134,4 @@ func TestSignalContext(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("after a second SIGTERM the child ended with %v, want exit status 1", err)
 	}
-}
-
-func indexByte(s string, b byte) int {
-	for i := range len(s) {
-		if s[i] == b {
-			return i
-		}
-	}
-	return -1
 }
