@@ -51,7 +51,18 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	stopB := start(t, b)
 	eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.distinct() == 3 })
 
-	// b has synced its caches but stands by: give it several retry periods.
+	// b has synced its caches but stands by. Standing by is an absence, and
+	// client-go's elector retries on the real clock (no clock to inject):
+	// give it five retry periods.
+	eventually(t, 20*time.Second, "b's caches synced", func() bool {
+		stats := b.Factory().Stats()
+		for _, s := range stats {
+			if !s.Synced {
+				return false
+			}
+		}
+		return len(stats) > 0
+	})
 	time.Sleep(time.Second)
 	if elected(b) || rb.n.Load() != 0 {
 		t.Fatalf("standby b: elected=%v, %d reconciles", elected(b), rb.n.Load())
@@ -102,7 +113,8 @@ func TestLosingTheLeaseStopsControllers(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a kept running after losing its lease")
 	}
-	// Its controllers are stopped: new objects are not reconciled.
+	// Its controllers are stopped: new objects are not reconciled (an
+	// absence, so it is given real time to show).
 	before := ra.n.Load()
 	createConfigMaps(t, ns, 1)
 	time.Sleep(500 * time.Millisecond)
