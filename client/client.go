@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
@@ -77,7 +78,7 @@ func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) 
 func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOptions) (T, error) {
 	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
 		VersionedParams(first(opts), c.params).Body(obj)
-	return c.do(ctx, req, "create", obj)
+	return c.do(ctx, req, "create", obj.GetNamespace(), obj.GetName())
 }
 
 // Update replaces obj, failing with 409 Conflict if it changed on the server
@@ -97,20 +98,16 @@ func (c *Client[T]) UpdateStatus(ctx context.Context, obj T, opts ...metav1.Upda
 func (c *Client[T]) Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, subresources ...string) (T, error) {
 	req := c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
 		Name(name).SubResource(subresources...).Body(data)
-	return c.do(ctx, req, "patch", c.named(namespace, name))
+	return c.do(ctx, req, "patch", namespace, name)
 }
 
 // Delete deletes namespace/name. Deleting an object that is already gone
 // returns a NotFound API error.
 func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error {
-	o := metav1.DeleteOptions{}
-	if len(opts) > 0 {
-		o = opts[0]
-	}
 	err := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).Body(&o).Do(ctx).Error()
+		Name(name).Body(first(opts)).Do(ctx).Error()
 	if err != nil {
-		return fmt.Errorf("delete %s %s: %w", c.resource, key(namespace, name), err)
+		return fmt.Errorf("delete %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
 	return nil
 }
@@ -122,30 +119,23 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 	if sub != "" {
 		req, verb = req.SubResource(sub), "update "+sub+" of"
 	}
-	return c.do(ctx, req, verb, obj)
+	return c.do(ctx, req, verb, obj.GetNamespace(), obj.GetName())
 }
 
 // live reads namespace/name from the API server, bypassing the cache.
 func (c *Client[T]) live(ctx context.Context, namespace, name string) (T, error) {
 	req := c.rest.Get().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).Name(name)
-	return c.do(ctx, req, "get", c.named(namespace, name))
+	return c.do(ctx, req, "get", namespace, name)
 }
 
-func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb string, obj T) (T, error) {
+// do sends req and decodes the answer; namespace and name are for errors.
+func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, name string) (T, error) {
 	out := c.newObj()
 	if err := req.Do(ctx).Into(out); err != nil {
 		var zero T
-		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, key(obj.GetNamespace(), obj.GetName()), err)
+		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
 	}
 	return out, nil
-}
-
-// named returns an empty object carrying only a name, for error messages.
-func (c *Client[T]) named(namespace, name string) T {
-	obj := c.newObj()
-	obj.SetNamespace(namespace)
-	obj.SetName(name)
-	return obj
 }
 
 func first[O any](opts []O) *O {
@@ -155,9 +145,7 @@ func first[O any](opts []O) *O {
 	return new(O)
 }
 
-func key(namespace, name string) string {
-	if namespace == "" {
-		return name
-	}
-	return namespace + "/" + name
+// objectKey is "namespace/name", or "name" for cluster-scoped objects.
+func objectKey(namespace, name string) string {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}.String()
 }
