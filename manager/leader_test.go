@@ -54,15 +54,11 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	// b has synced its caches but stands by. Standing by is an absence, and
 	// client-go's elector retries on the real clock (no clock to inject):
 	// give it five retry periods.
-	eventually(t, 20*time.Second, "b's caches synced", func() bool {
-		stats := b.Factory().Stats()
-		for _, s := range stats {
-			if !s.Synced {
-				return false
-			}
-		}
-		return len(stats) > 0
-	})
+	syncCtx, cancelSync := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancelSync()
+	if err := b.Factory().WaitForCacheSync(syncCtx); err != nil {
+		t.Fatalf("standby b: %v", err)
+	}
 	time.Sleep(time.Second)
 	if elected(b) || rb.n.Load() != 0 {
 		t.Fatalf("standby b: elected=%v, %d reconciles", elected(b), rb.n.Load())
