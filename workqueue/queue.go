@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,16 +18,24 @@ import (
 // Create one with New; the zero value is not usable. All methods are safe
 // for concurrent use.
 type Queue[T comparable] struct {
+	// Done reads these without the lock, and they rarely change; they
+	// have cache lines of their own so that the fields the lock holder
+	// writes on every call do not evict them from the workers' caches.
+	seed     maphash.Seed     // items' hash seed, a copy of items.seed
+	metrics  *queueMetrics[T] // nil when no metrics are recorded
+	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
+	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
+	_        [cacheLine]byte
+
 	mu      sync.Mutex
-	ready   sync.Cond    // Get waits here for an item; see wakeWorker
-	drained sync.Cond    // Broadcast when a draining shutdown may return
-	asleep  atomic.Int32 // workers waiting on ready that nobody has woken
-	waking  int          // workers woken that have not yet returned from Wait
+	ready   sync.Cond // Get waits here for an item; see wakeWorker
+	drained sync.Cond // Broadcast when a draining shutdown may return
+	waking  int       // workers woken that have not yet returned from Wait
 
 	items      table[T, itemState] // every item that is queued, processing or waiting
 	fifo       fifo[T]             // dirty items that are not being processed
 	processing int                 // items handed out and not yet Done
-	dones      doneInbox[T]
+	dones      doneInbox[T]        // Done calls not yet applied
 
 	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
 	waiting  deadlineHeap[T]
@@ -35,15 +44,13 @@ type Queue[T comparable] struct {
 	wake     chan struct{}
 
 	shuttingDown bool
-	draining     atomic.Bool   // a ShutDownWithDrain is waiting; set with mu held
 	stop         chan struct{} // closed by the first shutdown
 	wg           sync.WaitGroup
 
-	name    string
-	clock   clock.WithTicker
-	epoch   time.Time
-	logger  logr.Logger
-	metrics *queueMetrics[T] // nil when no metrics are recorded
+	name   string
+	clock  clock.WithTicker
+	epoch  time.Time
+	logger logr.Logger
 }
 
 // itemState is what the queue keeps per item; one probe of the table
@@ -71,6 +78,7 @@ func (q *Queue[T]) init(o *options) {
 	q.ready.L = &q.mu
 	q.drained.L = &q.mu
 	q.items.init()
+	q.seed = q.items.seed
 	q.dones.init()
 	q.wake = make(chan struct{}, 1)
 	q.stop = make(chan struct{})
@@ -95,7 +103,7 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // now and its pending delay is dropped. After shutdown Add drops the item
 // and logs that at V(1).
 func (q *Queue[T]) Add(item T) {
-	h := q.items.hash(item)
+	h := hashItem(q.seed, item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
@@ -103,6 +111,22 @@ func (q *Queue[T]) Add(item T) {
 		return
 	}
 	q.makeDirty(item, h)
+}
+
+// wakeAppliers makes sure that a Done just left in the inbox is
+// applied by someone: sleeping workers and a draining shutdown would not
+// come by to apply it, so if any exists this applies it itself. Each of
+// them announces itself before it last looks at the inbox, and this
+// looks for them after the push; with sequentially consistent atomics on
+// both sides, at least one side sees the other. Otherwise a worker's next
+// Get applies it, or any other call that takes the lock.
+func (q *Queue[T]) wakeAppliers() {
+	if q.asleep.Load() == 0 && !q.draining.Load() {
+		return
+	}
+	q.mu.Lock()
+	q.sync()
+	q.mu.Unlock()
 }
 
 // makeDirty marks item, whose hash is h, as needing processing; q.mu is
@@ -145,12 +169,26 @@ func (q *Queue[T]) wakeWorker() {
 	}
 }
 
+// stayAwake withdraws the announcement of a worker that was going to
+// sleep in Get and found an item after all; q.mu is held. The items its
+// own sync made ready may have had wakeWorker count it as woken already
+// (asleep and waking are counts, not names); then it takes back the
+// wake-up, whose Signal found no waiter or woke another sleeper that
+// accounts for itself.
+func (q *Queue[T]) stayAwake() {
+	if q.asleep.Load() > 0 {
+		q.asleep.Add(-1)
+	} else {
+		q.waking--
+	}
+}
+
 // Len returns the number of items ready to be handed out. It is for
 // information only: another goroutine may change it at once.
 func (q *Queue[T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.applyDones()
+	q.sync()
 	return q.fifo.len()
 }
 
@@ -161,7 +199,7 @@ func (q *Queue[T]) Len() int {
 func (q *Queue[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.applyDones()
+	q.sync()
 	for q.fifo.len() == 0 && !q.shuttingDown {
 		if testHookBeforeSleep != nil {
 			testHookBeforeSleep()
@@ -169,14 +207,14 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 		q.asleep.Add(1)
 		// A Done that pushed before the Add above and saw no sleeper left
 		// its work in the inbox: apply it before deciding to sleep.
-		q.applyDones()
+		q.sync()
 		if q.fifo.len() > 0 {
-			q.asleep.Add(-1)
+			q.stayAwake()
 			break
 		}
 		q.ready.Wait()
 		q.waking--
-		q.applyDones()
+		q.sync()
 	}
 	if q.fifo.len() == 0 {
 		return item, true
@@ -207,26 +245,21 @@ var testHookBeforeSleep func()
 // or a ShutDownWithDrain waits, when the inbox is full, and when metrics
 // are recorded (so that work durations end when Done is called).
 func (q *Queue[T]) Done(item T) {
-	h := q.items.hash(item)
+	h := hashItem(q.seed, item)
 	if q.metrics == nil && q.dones.push(item, h) {
-		// Sleeping workers and a draining shutdown would not come by to
-		// apply it. Each of them announces itself before it last looks
-		// at the inbox, and this looks for them after pushing; with
-		// sequentially consistent atomics on both sides, at least one
-		// side sees the other.
-		if q.asleep.Load() == 0 && !q.draining.Load() {
-			return
-		}
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		q.applyDones()
+		q.wakeAppliers()
 		return
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.applyDones()
+	q.sync()
 	q.finish(item, h)
 }
+
+// sync applies the Done calls waiting in the inbox; q.mu is held. Every
+// call that takes the lock syncs before it looks at the queue, so each
+// observes those calls as if they had happened when they returned.
+func (q *Queue[T]) sync() { q.applyDones() }
 
 // applyDones applies the Done calls waiting in the inbox; q.mu is held.
 func (q *Queue[T]) applyDones() {

@@ -265,18 +265,44 @@ func TestQueueDoneJustBeforeAWorkerSleeps(t *testing.T) {
 	q.Add("a")
 	a := mustGet(t, q)
 	q.Add("a") // dirty: Done must requeue it
+	getAfterHook(t, q, "a", func() {
+		q.Done(a) // lock-free: no worker has announced a sleep yet
+	})
+}
+
+// getAfterHook runs hook where a worker in Get is about to announce its
+// sleep and expects Get to return want. The item the worker's last look
+// finds is counted as waking it; the worker must take that back, or the
+// queue would think a worker is on its way when none is, and later
+// wake-ups would be lost.
+func getAfterHook(t *testing.T, q *Queue[string], want string, hook func()) {
+	t.Helper()
 	testHookBeforeSleep = func() {
 		testHookBeforeSleep = nil
-		q.Done(a) // lock-free: no worker has announced a sleep yet
+		hook()
 	}
 	defer func() { testHookBeforeSleep = nil }()
 	got := getAsync(q)
 	select {
 	case r := <-got:
-		if r.shutdown || r.item != "a" {
-			t.Fatalf("Get = %+v, want a", r)
+		if r.shutdown || r.item != want {
+			t.Fatalf("Get = %+v, want %s", r, want)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the worker slept through a Done that requeued a")
+		t.Fatalf("the worker slept through %s becoming ready", want)
+	}
+	q.mu.Lock()
+	asleep, waking := q.asleep.Load(), q.waking
+	q.mu.Unlock()
+	if asleep != 0 || waking != 0 {
+		t.Fatalf("after Get: %d workers counted asleep and %d waking, want 0 and 0", asleep, waking)
+	}
+	q.Done(want)
+	// A worker that sleeps now must be woken by the next Add.
+	got = getAsync(q)
+	eventually(t, "the worker to sleep", func() bool { return q.sleepers() == 1 })
+	q.Add("b")
+	if r := <-got; r.shutdown || r.item != "b" {
+		t.Fatalf("Get = %+v, want b", r)
 	}
 }

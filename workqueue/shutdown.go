@@ -23,11 +23,11 @@ func (q *Queue[T]) ShutDown() {
 func (q *Queue[T]) ShutDownWithDrain() {
 	q.mu.Lock()
 	q.shutDownLocked()
-	q.draining.Store(true) // before looking at the inbox; see Done
-	q.applyDones()
+	q.draining.Store(true) // before looking at the inbox; see wakeAppliers
+	q.sync()
 	for q.draining.Load() && (q.processing > 0 || q.fifo.len() > 0) {
 		q.drained.Wait()
-		q.applyDones()
+		q.sync()
 	}
 	q.mu.Unlock()
 	q.wg.Wait()

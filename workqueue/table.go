@@ -35,8 +35,11 @@ func (t *table[T, V]) at(i int) *V { return &t.slots[i].value }
 
 // hash returns item's hash, never 0 so that 0 can mark an empty slot.
 // The low bits pick the home slot and are left as they are.
-func (t *table[T, V]) hash(item T) uint64 {
-	return maphash.Comparable(t.seed, item) | 1<<63
+func (t *table[T, V]) hash(item T) uint64 { return hashItem(t.seed, item) }
+
+// hashItem is table.hash for callers that keep their own copy of seed.
+func hashItem[T comparable](seed maphash.Seed, item T) uint64 {
+	return maphash.Comparable(seed, item) | 1<<63
 }
 
 // find returns the index of item's slot, or -1.
