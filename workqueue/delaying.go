@@ -62,7 +62,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 		q.makeDirty(item, h)
 		return
 	}
-	st := q.items.upsert(h, item)
+	st := q.state(item, h)
 	if st.flags&dirty != 0 {
 		return // ready already, sooner than any delay
 	}

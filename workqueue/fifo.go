@@ -30,6 +30,9 @@ func (f *fifo[T]) push(item T, hash uint64) {
 	f.shrink.grew(f.n)
 }
 
+// peek returns the oldest entry; the fifo must not be empty.
+func (f *fifo[T]) peek() fifoEntry[T] { return f.buf[f.head] }
+
 // pop removes and returns the oldest entry; the fifo must not be empty.
 func (f *fifo[T]) pop() fifoEntry[T] {
 	e := f.buf[f.head]

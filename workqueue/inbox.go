@@ -3,9 +3,9 @@ package workqueue
 import "sync/atomic"
 
 // doneInbox carries Done calls to whichever goroutine next holds the
-// queue's lock, so that a worker's Done does not take the lock itself: the
-// worker's next Get, which takes it anyway, applies its Done. That halves
-// the lock traffic of the worker side, the main cost of a busy queue.
+// queue's lock, so that a worker's Done does not take the lock itself;
+// with Get's lock-free ring (see readyRing), a busy worker takes the lock
+// about once per batch of items instead of twice per item.
 //
 // It is a bounded ring in which any number of goroutines push and only
 // the lock holder drains (D. Vyukov's bounded MPMC queue, used with one
@@ -26,9 +26,10 @@ type doneInbox[T any] struct {
 const cacheLine = 64
 
 type doneCell[T any] struct {
-	seq  atomic.Uint64
-	item T
-	hash uint64 // computed by Done, before the lock
+	seq   atomic.Uint64
+	item  T
+	hash  uint64 // computed by Done, before the lock
+	takes uint64 // readyRing.takes when Done was called; see Queue.applyDones
 }
 
 // inboxSize bounds the Done calls in flight; beyond it Done takes the
@@ -43,7 +44,7 @@ func (b *doneInbox[T]) init() {
 }
 
 // push hands item to the inbox, or returns false if the inbox is full.
-func (b *doneInbox[T]) push(item T, hash uint64) bool {
+func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
 	mask := uint64(len(b.cells) - 1)
 	for {
 		pos := b.enq.Load()
@@ -51,7 +52,7 @@ func (b *doneInbox[T]) push(item T, hash uint64) bool {
 		switch seq := c.seq.Load(); {
 		case seq == pos:
 			if b.enq.CompareAndSwap(pos, pos+1) {
-				c.item, c.hash = item, hash
+				c.item, c.hash, c.takes = item, hash, takes
 				c.seq.Store(pos + 1)
 				return true
 			}
@@ -67,15 +68,15 @@ func (b *doneInbox[T]) push(item T, hash uint64) bool {
 // filled; the goroutine filling it checks afterwards whether anyone is
 // waiting (see Queue.Done), so it is never stranded. The caller holds the
 // queue's lock.
-func (b *doneInbox[T]) pop() (item T, hash uint64, ok bool) {
+func (b *doneInbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 	c := &b.cells[b.deq&uint64(len(b.cells)-1)]
 	if c.seq.Load() != b.deq+1 {
-		return item, 0, false
+		return item, 0, 0, false
 	}
-	item, hash = c.item, c.hash
+	item, hash, takes = c.item, c.hash, c.takes
 	var zero T
 	c.item = zero
 	c.seq.Store(b.deq + uint64(len(b.cells)))
 	b.deq++
-	return item, hash, true
+	return item, hash, takes, true
 }

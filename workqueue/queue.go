@@ -34,7 +34,8 @@ type Queue[T comparable] struct {
 
 	items      table[T, itemState] // every item that is queued, processing or waiting
 	fifo       fifo[T]             // dirty items that are not being processed
-	processing int                 // items handed out and not yet Done
+	ring       readyRing[T]        // older ready items, for Get without the lock
+	processing int                 // recorded takes not yet Done
 	dones      doneInbox[T]        // Done calls not yet applied
 
 	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
@@ -62,7 +63,7 @@ type itemState struct {
 }
 
 const (
-	dirty      uint8 = 1 << iota // needs processing: in the FIFO, or requeued at Done
+	dirty      uint8 = 1 << iota // needs processing: ready, or requeued at Done
 	processing                   // handed out by Get, not yet Done
 	waiting                      // has a live entry in the deadline heap
 )
@@ -79,6 +80,7 @@ func (q *Queue[T]) init(o *options) {
 	q.drained.L = &q.mu
 	q.items.init()
 	q.seed = q.items.seed
+	q.ring.init()
 	q.dones.init()
 	q.wake = make(chan struct{}, 1)
 	q.stop = make(chan struct{})
@@ -113,26 +115,10 @@ func (q *Queue[T]) Add(item T) {
 	q.makeDirty(item, h)
 }
 
-// wakeAppliers makes sure that a Done just left in the inbox is
-// applied by someone: sleeping workers and a draining shutdown would not
-// come by to apply it, so if any exists this applies it itself. Each of
-// them announces itself before it last looks at the inbox, and this
-// looks for them after the push; with sequentially consistent atomics on
-// both sides, at least one side sees the other. Otherwise a worker's next
-// Get applies it, or any other call that takes the lock.
-func (q *Queue[T]) wakeAppliers() {
-	if q.asleep.Load() == 0 && !q.draining.Load() {
-		return
-	}
-	q.mu.Lock()
-	q.sync()
-	q.mu.Unlock()
-}
-
 // makeDirty marks item, whose hash is h, as needing processing; q.mu is
 // held.
 func (q *Queue[T]) makeDirty(item T, h uint64) {
-	st := q.items.upsert(h, item)
+	st := q.state(item, h)
 	if st.flags&dirty != 0 {
 		return
 	}
@@ -146,8 +132,33 @@ func (q *Queue[T]) makeDirty(item T, h uint64) {
 		q.wakeWorker()
 	}
 	if q.metrics != nil {
-		q.metrics.added(item, q.now(), q.fifo.len())
+		q.metrics.added(item, q.now(), q.readyLen())
 	}
+}
+
+// state returns the state of item, whose hash is h, inserting an empty
+// one if item is not known; q.mu is held. The pointer is valid until the
+// table next changes. A ready item may be in the ring and have been
+// taken since the lock holders last recorded takes; then the takes are
+// recorded first, so that its state says processing.
+func (q *Queue[T]) state(item T, h uint64) *itemState {
+	st := q.items.upsert(h, item)
+	if st.flags&(dirty|processing) == dirty {
+		q.recordTakes(q.ring.takes()) // changes values, not the table
+	}
+	return st
+}
+
+// readyLen returns the number of items ready to be handed out; q.mu is
+// held. Takes from the ring may make it smaller at any time.
+func (q *Queue[T]) readyLen() int { return q.fifo.len() + q.ring.len() }
+
+// idle reports whether no item is ready or being processed; q.mu is held.
+// An item taken from the ring is being processed before its take is
+// recorded, so the ring must be empty with every take recorded: checking
+// readyLen and processing apart would miss a take between the two.
+func (q *Queue[T]) idle() bool {
+	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained()
 }
 
 func (q *Queue[T]) dropAfterShutdown(item T) {
@@ -162,24 +173,10 @@ func (q *Queue[T]) dropAfterShutdown(item T) {
 // sleep, and every futile wake-up costs two context switches. q.mu is
 // held.
 func (q *Queue[T]) wakeWorker() {
-	if q.asleep.Load() > 0 && q.waking < q.fifo.len() {
+	if q.asleep.Load() > 0 && q.waking < q.readyLen() {
 		q.asleep.Add(-1)
 		q.waking++
 		q.ready.Signal()
-	}
-}
-
-// stayAwake withdraws the announcement of a worker that was going to
-// sleep in Get and found an item after all; q.mu is held. The items its
-// own sync made ready may have had wakeWorker count it as woken already
-// (asleep and waking are counts, not names); then it takes back the
-// wake-up, whose Signal found no waiter or woke another sleeper that
-// accounts for itself.
-func (q *Queue[T]) stayAwake() {
-	if q.asleep.Load() > 0 {
-		q.asleep.Add(-1)
-	} else {
-		q.waking--
 	}
 }
 
@@ -189,111 +186,5 @@ func (q *Queue[T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sync()
-	return q.fifo.len()
-}
-
-// Get blocks until an item is ready and hands it to the caller, who must
-// call Done with it when finished. After shutdown Get keeps handing out
-// the items still queued; once none are left it returns shutdown true
-// and the caller, a worker, should stop.
-func (q *Queue[T]) Get() (item T, shutdown bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.sync()
-	for q.fifo.len() == 0 && !q.shuttingDown {
-		if testHookBeforeSleep != nil {
-			testHookBeforeSleep()
-		}
-		q.asleep.Add(1)
-		// A Done that pushed before the Add above and saw no sleeper left
-		// its work in the inbox: apply it before deciding to sleep.
-		q.sync()
-		if q.fifo.len() > 0 {
-			q.stayAwake()
-			break
-		}
-		q.ready.Wait()
-		q.waking--
-		q.sync()
-	}
-	if q.fifo.len() == 0 {
-		return item, true
-	}
-	e := q.fifo.pop()
-	// An item in the FIFO is in the table, dirty and nothing else.
-	*q.items.at(q.items.find(e.hash, e.item)) = itemState{flags: processing}
-	q.processing++
-	if q.metrics != nil {
-		q.metrics.handedOut(e.item, q.now(), q.fifo.len())
-	}
-	return e.item, false
-}
-
-// testHookBeforeSleep, if set, runs in Get just before a worker
-// announces that it is going to sleep: where a lock-free Done can slip in
-// unnoticed.
-var testHookBeforeSleep func()
-
-// Done tells the queue that the worker has finished item. If item was
-// added while it was being processed, it is queued again. Done for an
-// item that is not being processed changes nothing and logs an error.
-//
-// Done usually does not take the queue's lock: it leaves item in a small
-// lock-free inbox that the next Get (or any other call that takes the
-// lock) applies first, so every call observes it as if it had happened
-// when Done returned. Done applies it itself when a worker sleeps in Get
-// or a ShutDownWithDrain waits, when the inbox is full, and when metrics
-// are recorded (so that work durations end when Done is called).
-func (q *Queue[T]) Done(item T) {
-	h := hashItem(q.seed, item)
-	if q.metrics == nil && q.dones.push(item, h) {
-		q.wakeAppliers()
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.sync()
-	q.finish(item, h)
-}
-
-// sync applies the Done calls waiting in the inbox; q.mu is held. Every
-// call that takes the lock syncs before it looks at the queue, so each
-// observes those calls as if they had happened when they returned.
-func (q *Queue[T]) sync() { q.applyDones() }
-
-// applyDones applies the Done calls waiting in the inbox; q.mu is held.
-func (q *Queue[T]) applyDones() {
-	for {
-		item, h, ok := q.dones.pop()
-		if !ok {
-			return
-		}
-		q.finish(item, h)
-	}
-}
-
-// finish applies Done(item); q.mu is held.
-func (q *Queue[T]) finish(item T, h uint64) {
-	i := q.items.find(h, item)
-	if i < 0 || q.items.at(i).flags&processing == 0 {
-		q.logger.Error(errNotProcessing, "Ignoring Done", "queue", q.name, "item", item)
-		return
-	}
-	q.processing--
-	st := q.items.at(i)
-	st.flags &^= processing
-	switch {
-	case st.flags&dirty != 0:
-		q.fifo.push(item, h)
-		q.wakeWorker()
-	case st.flags == 0:
-		q.items.deleteAt(i)
-	}
-	if q.metrics != nil {
-		q.metrics.done(item, q.now())
-		q.metrics.requeued(q.fifo.len())
-	}
-	if q.draining.Load() && q.processing == 0 && q.fifo.len() == 0 {
-		q.drained.Broadcast()
-	}
+	return q.readyLen()
 }

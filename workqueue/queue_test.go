@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -75,6 +76,77 @@ func TestQueueNeverHandsAnItemToTwoWorkers(t *testing.T) {
 	if r := <-second; r.shutdown || r.item != "a" {
 		t.Fatalf("second worker got %+v, want a", r)
 	}
+}
+
+// Get hands out items from a ring without the lock and records the takes
+// later. An Add of an item taken but not yet recorded must treat it as
+// being processed: queued again after Done, not merged into a take that
+// has already happened.
+func TestQueueAddOfAnItemJustTakenFromTheRing(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	items := addABAndFillers(q)
+	a := mustGet(t, q) // takes the lock and moves the others into the ring
+	b := mustGet(t, q) // from the ring, without the lock
+	if a != "a" || b != "b" {
+		t.Fatalf("Get, Get = %q, %q; want a, b", a, b)
+	}
+	q.Add("b")
+	if got, want := q.Len(), len(items)-2; got != want {
+		t.Fatalf("Len = %d after re-adding b while it is processed, want %d (the fillers)", got, want)
+	}
+	q.Done(a)
+	q.Done(b) // b was added while processing: queued again, after the fillers
+	for _, want := range items[2:] {
+		if got := mustGet(t, q); got != want {
+			t.Fatalf("Get = %q, want %q", got, want)
+		}
+		q.Done(want)
+	}
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len = %d after the fillers, want 1: b was not queued again", got)
+	}
+	if got := mustGet(t, q); got != "b" {
+		t.Fatalf("Get = %q, want b", got)
+	}
+}
+
+// A Done called before its item is taken from the ring is misuse, even
+// when the Done is applied after the take: it must not end the processing
+// of the worker that took the item, or an Add would hand the item to a
+// second worker.
+func TestQueueDoneBeforeTheTakeFromTheRingIsMisuse(t *testing.T) {
+	var logs logLines
+	q := New[string](WithName("pods"), WithLogger(logs.logger()))
+	defer q.ShutDown()
+	items := addABAndFillers(q)
+	mustGet(t, q) // a; moves b and the fillers into the ring
+	q.Done("b")   // b is in the ring, not taken: misuse
+	if got := mustGet(t, q); got != "b" {
+		t.Fatalf("Get = %q, want b", got)
+	}
+	q.Len() // applies the Done
+	if logs.find(errNotProcessing.Error(), `"item"="b"`) == "" {
+		t.Errorf("no error logged for the early Done(b); logs: %v", logs.lines)
+	}
+	q.Add("b") // b is being processed: queued again after Done, not now
+	if got, want := q.Len(), len(items)-2; got != want {
+		t.Fatalf("Len = %d, want %d: the early Done ended b's processing", got, want)
+	}
+}
+
+// addABAndFillers adds a, b and enough fillers that taking b from the
+// ring leaves it well filled, so that the take does not top the ring up
+// (which would record the take at once). It returns the items in order.
+func addABAndFillers(q *Queue[string]) []string {
+	items := []string{"a", "b"}
+	for i := range ringSize / 2 {
+		items = append(items, fmt.Sprint("filler-", i))
+	}
+	for _, item := range items {
+		q.Add(item)
+	}
+	return items
 }
 
 func TestQueueGetBlocksUntilAdd(t *testing.T) {

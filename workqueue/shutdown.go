@@ -25,7 +25,7 @@ func (q *Queue[T]) ShutDownWithDrain() {
 	q.shutDownLocked()
 	q.draining.Store(true) // before looking at the inbox; see wakeAppliers
 	q.sync()
-	for q.draining.Load() && (q.processing > 0 || q.fifo.len() > 0) {
+	for q.draining.Load() && !q.idle() {
 		q.drained.Wait()
 		q.sync()
 	}

@@ -115,18 +115,18 @@ func TestStressQueue(t *testing.T) {
 	// Adds after shutdown are dropped, so stop re-adding and let the
 	// re-adds already made go through before draining.
 	readding.Store(false)
-	eventually(t, "the queue to go idle", q.idle)
+	eventually(t, "the queue to go idle", q.quiet)
 	q.ShutDownWithDrain()
 	workersDone.Wait()
 	s.check()
 }
 
-// idle reports whether nothing is queued, processing or waiting.
-func (q *Queue[T]) idle() bool {
+// quiet reports whether nothing is queued, processing or waiting.
+func (q *Queue[T]) quiet() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.applyDones()
-	return q.fifo.len() == 0 && q.processing == 0 && q.nwaiting == 0
+	q.sync()
+	return q.idle() && q.nwaiting == 0
 }
 
 func TestStressRateLimitingQueue(t *testing.T) {
@@ -177,7 +177,7 @@ func TestStressRateLimitingQueue(t *testing.T) {
 	eventually(t, "the queue to go idle", func() bool {
 		clock.Step(time.Hour)
 		q.promote()
-		return q.idle()
+		return q.quiet()
 	})
 	q.ShutDownWithDrain()
 	workersDone.Wait()

@@ -130,12 +130,12 @@ func TestDoneInboxConcurrentPushes(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		for {
-			item, h, ok := b.pop()
+			item, h, takes, ok := b.pop()
 			if !ok {
 				return
 			}
-			if h != uint64(item) {
-				t.Errorf("item %d came with hash %d", item, h)
+			if h != uint64(item) || takes != ^uint64(item) {
+				t.Errorf("item %d came with hash %d and takes %d", item, h, takes)
 			}
 			seen[item]++
 		}
@@ -146,7 +146,7 @@ func TestDoneInboxConcurrentPushes(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				item := p*each + i
-				for !b.push(item, uint64(item)) {
+				for !b.push(item, uint64(item), ^uint64(item)) {
 					drain() // full: what Done does, take the lock
 				}
 				if i%64 == 0 {
@@ -165,4 +165,91 @@ func TestDoneInboxConcurrentPushes(t *testing.T) {
 			t.Fatalf("item %d drained %d times", item, n)
 		}
 	}
+}
+
+// TestReadyRingConcurrentTakes has a lock-holding putter refill the ring
+// while takers empty it without the lock, and checks that every item is
+// taken exactly once, that each taker sees items in put order, and that
+// nextTaken reports the takes in put order.
+func TestReadyRingConcurrentTakes(t *testing.T) {
+	var r readyRing[int]
+	r.init()
+	var mu sync.Mutex // stands in for the queue's lock
+	const items, takers = 20_000, 6
+	var recorded []int
+	record := func() { // what the lock holder's sync does
+		for {
+			item, h, ok := r.nextTaken(r.takes())
+			if !ok {
+				return
+			}
+			if h != uint64(item) {
+				t.Errorf("item %d recorded with hash %d", item, h)
+			}
+			recorded = append(recorded, item)
+		}
+	}
+	taken := make([][]int, takers)
+	var wg sync.WaitGroup
+	finished := make(chan struct{})
+	for i := range takers {
+		wg.Go(func() {
+			for {
+				item, _, ok := r.take()
+				if ok {
+					taken[i] = append(taken[i], item)
+					continue
+				}
+				select {
+				case <-finished:
+					return
+				default:
+				}
+			}
+		})
+	}
+	next := 0
+	for next < items {
+		mu.Lock()
+		record()
+		for next < items && r.put(next, uint64(next)) {
+			next++
+		}
+		mu.Unlock()
+	}
+	for {
+		mu.Lock()
+		record()
+		empty := r.drained()
+		mu.Unlock()
+		if empty {
+			break
+		}
+	}
+	close(finished)
+	wg.Wait()
+
+	if !slices.Equal(recorded, seq(items)) {
+		t.Fatalf("takes recorded out of put order or lost: %d recorded", len(recorded))
+	}
+	var all []int
+	for i, got := range taken {
+		if !slices.IsSorted(got) {
+			t.Errorf("taker %d saw items out of put order", i)
+		}
+		all = append(all, got...)
+	}
+	slices.Sort(all)
+	if !slices.Equal(all, seq(items)) {
+		t.Fatalf("%d items taken, want each of %d exactly once", len(all), items)
+	}
+}
+
+// seq returns 0, 1, ..., n-1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }

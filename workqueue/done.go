@@ -1,0 +1,115 @@
+package workqueue
+
+// wakeAppliers makes sure that a Done just left in the inbox is
+// applied by someone: sleeping workers and a draining shutdown would not
+// come by to apply it, so if any exists this applies it itself. Each of
+// them announces itself before it last looks at the inbox, and this
+// looks for them after the push; with sequentially consistent atomics on
+// both sides, at least one side sees the other. Otherwise a worker's next
+// Get applies it, or any other call that takes the lock.
+func (q *Queue[T]) wakeAppliers() {
+	if q.asleep.Load() == 0 && !q.draining.Load() {
+		return
+	}
+	q.mu.Lock()
+	q.sync()
+	q.mu.Unlock()
+}
+
+// recordTakes records the items taken from the ring before position end
+// as being processed; q.mu is held.
+func (q *Queue[T]) recordTakes(end uint64) {
+	for {
+		item, h, ok := q.ring.nextTaken(end)
+		if !ok {
+			return
+		}
+		q.startProcessing(item, h)
+	}
+}
+
+// startProcessing records that a worker has item, whose hash is h: it
+// was ready, in the FIFO or the ring; q.mu is held.
+func (q *Queue[T]) startProcessing(item T, h uint64) {
+	// A ready item is in the table, dirty and nothing else.
+	*q.items.at(q.items.find(h, item)) = itemState{flags: processing}
+	q.processing++
+	if q.metrics != nil {
+		q.metrics.handedOut(item, q.now(), q.readyLen())
+	}
+}
+
+// Done tells the queue that the worker has finished item. If item was
+// added while it was being processed, it is queued again. Done for an
+// item that is not being processed changes nothing and logs an error.
+//
+// Done usually does not take the queue's lock: it leaves item in a small
+// lock-free inbox that the next Get, Len or shutdown to take the lock
+// applies first, so each observes it as if it had happened when Done
+// returned. (An Add in between sees the item still processing, which has
+// the same outcome: it is queued again, once.) Done applies it itself
+// when a worker sleeps in Get or a ShutDownWithDrain waits, when the inbox
+// is full, and when metrics are recorded (so that work durations end when
+// Done is called).
+func (q *Queue[T]) Done(item T) {
+	h := hashItem(q.seed, item)
+	if q.metrics == nil && q.dones.push(item, h, q.ring.takes()) {
+		q.wakeAppliers()
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.sync()
+	q.finish(item, h)
+}
+
+// sync applies the Done calls waiting in the inbox and records the takes
+// from the ring; q.mu is held. The calls that look at more than one item
+// sync first, so each observes those Dones and takes as if they had
+// happened when they returned. (Add and AddAfter look at one item, and
+// state records the takes when it needs them.)
+func (q *Queue[T]) sync() {
+	q.applyDones()
+	q.recordTakes(q.ring.takes())
+}
+
+// applyDones applies the Done calls waiting in the inbox; q.mu is held.
+// Each Done first has the takes recorded that happened before it was
+// called: the worker's own take of its item, but no take that a Done
+// called before the Get of its item could claim as its own.
+func (q *Queue[T]) applyDones() {
+	for {
+		item, h, takes, ok := q.dones.pop()
+		if !ok {
+			return
+		}
+		q.recordTakes(takes)
+		q.finish(item, h)
+	}
+}
+
+// finish applies Done(item); q.mu is held.
+func (q *Queue[T]) finish(item T, h uint64) {
+	i := q.items.find(h, item)
+	if i < 0 || q.items.at(i).flags&processing == 0 {
+		q.logger.Error(errNotProcessing, "Ignoring Done", "queue", q.name, "item", item)
+		return
+	}
+	q.processing--
+	st := q.items.at(i)
+	st.flags &^= processing
+	switch {
+	case st.flags&dirty != 0:
+		q.fifo.push(item, h)
+		q.wakeWorker()
+	case st.flags == 0:
+		q.items.deleteAt(i)
+	}
+	if q.metrics != nil {
+		q.metrics.done(item, q.now())
+		q.metrics.requeued(q.readyLen())
+	}
+	if q.draining.Load() && q.idle() {
+		q.drained.Broadcast()
+	}
+}
