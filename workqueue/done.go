@@ -1,44 +1,5 @@
 package workqueue
 
-// wakeAppliers makes sure that a Done just left in the inbox is
-// applied by someone: sleeping workers and a draining shutdown would not
-// come by to apply it, so if any exists this applies it itself. Each of
-// them announces itself before it last looks at the inbox, and this
-// looks for them after the push; with sequentially consistent atomics on
-// both sides, at least one side sees the other. Otherwise a worker's next
-// Get applies it, or any other call that takes the lock.
-func (q *Queue[T]) wakeAppliers() {
-	if q.asleep.Load() == 0 && !q.draining.Load() {
-		return
-	}
-	q.mu.Lock()
-	q.sync()
-	q.mu.Unlock()
-}
-
-// recordTakes records the items taken from the ring before position end
-// as being processed; q.mu is held.
-func (q *Queue[T]) recordTakes(end uint64) {
-	for {
-		item, h, ok := q.ring.nextTaken(end)
-		if !ok {
-			return
-		}
-		q.startProcessing(item, h)
-	}
-}
-
-// startProcessing records that a worker has item, whose hash is h: it
-// was ready, in the FIFO or the ring; q.mu is held.
-func (q *Queue[T]) startProcessing(item T, h uint64) {
-	// A ready item is in the table, dirty and nothing else.
-	*q.items.at(q.items.find(h, item)) = itemState{flags: processing}
-	q.processing++
-	if q.metrics != nil {
-		q.metrics.handedOut(item, q.now(), q.readyLen())
-	}
-}
-
 // Done tells the queue that the worker has finished item. If item was
 // added while it was being processed, it is queued again. Done for an
 // item that is not being processed changes nothing and logs an error.
@@ -61,6 +22,23 @@ func (q *Queue[T]) Done(item T) {
 	defer q.mu.Unlock()
 	q.sync()
 	q.finish(item, h)
+}
+
+// wakeAppliers makes sure that a Done just left in the inbox is
+// applied by someone: sleeping workers and a draining shutdown would not
+// come by to apply it, so if any exists this applies it itself. Each of
+// them announces itself before it last looks at the inbox, and this
+// looks for them after the push; with sequentially consistent atomics on
+// both sides, at least one side sees the other. Otherwise the next Get
+// that takes the lock (to top the ring up, or because it is empty)
+// applies it, or any other call that syncs.
+func (q *Queue[T]) wakeAppliers() {
+	if q.asleep.Load() == 0 && !q.draining.Load() {
+		return
+	}
+	q.mu.Lock()
+	q.sync()
+	q.mu.Unlock()
 }
 
 // sync applies the Done calls waiting in the inbox and records the takes
@@ -111,5 +89,28 @@ func (q *Queue[T]) finish(item T, h uint64) {
 	}
 	if q.draining.Load() && q.idle() {
 		q.drained.Broadcast()
+	}
+}
+
+// recordTakes records the items taken from the ring before position end
+// as being processed; q.mu is held.
+func (q *Queue[T]) recordTakes(end uint64) {
+	for {
+		item, h, ok := q.ring.nextTaken(end)
+		if !ok {
+			return
+		}
+		q.startProcessing(item, h)
+	}
+}
+
+// startProcessing records that a worker has item, whose hash is h: it
+// was ready, in the FIFO or the ring; q.mu is held.
+func (q *Queue[T]) startProcessing(item T, h uint64) {
+	// A ready item is in the table, dirty and nothing else.
+	*q.items.at(q.items.find(h, item)) = itemState{flags: processing}
+	q.processing++
+	if q.metrics != nil {
+		q.metrics.handedOut(item, q.now(), q.readyLen())
 	}
 }

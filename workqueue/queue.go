@@ -18,9 +18,10 @@ import (
 // Create one with New; the zero value is not usable. All methods are safe
 // for concurrent use.
 type Queue[T comparable] struct {
-	// Done reads these without the lock, and they rarely change; they
-	// have cache lines of their own so that the fields the lock holder
-	// writes on every call do not evict them from the workers' caches.
+	// Get and Done read these without the lock, and they rarely change;
+	// they have cache lines of their own so that the fields the lock
+	// holder writes on every call do not evict them from the workers'
+	// caches.
 	seed     maphash.Seed     // items' hash seed, a copy of items.seed
 	metrics  *queueMetrics[T] // nil when no metrics are recorded
 	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
@@ -33,7 +34,7 @@ type Queue[T comparable] struct {
 	waking  int       // workers woken that have not yet returned from Wait
 
 	items      table[T, itemState] // every item that is queued, processing or waiting
-	fifo       fifo[T]             // dirty items that are not being processed
+	fifo       fifo[T]             // ready items, behind the ring's
 	ring       readyRing[T]        // older ready items, for Get without the lock
 	processing int                 // recorded takes not yet Done
 	dones      doneInbox[T]        // Done calls not yet applied
