@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -204,6 +205,7 @@ func TestReadyRingConcurrentTakes(t *testing.T) {
 				case <-finished:
 					return
 				default:
+					runtime.Gosched() // let the putter run, even on one processor
 				}
 			}
 		})
@@ -216,8 +218,9 @@ func TestReadyRingConcurrentTakes(t *testing.T) {
 			next++
 		}
 		mu.Unlock()
+		runtime.Gosched() // let the takers run, even on one processor
 	}
-	for {
+	for deadline := time.Now().Add(10 * time.Second); ; {
 		mu.Lock()
 		record()
 		empty := r.drained()
@@ -225,6 +228,12 @@ func TestReadyRingConcurrentTakes(t *testing.T) {
 		if empty {
 			break
 		}
+		if time.Now().After(deadline) {
+			close(finished)
+			wg.Wait()
+			t.Fatalf("the ring never drained: %d put, %d takes recorded", r.enq, r.taken)
+		}
+		runtime.Gosched()
 	}
 	close(finished)
 	wg.Wait()
