@@ -11,12 +11,12 @@ import "sync/atomic"
 // than cores, a waiter on a busy lock parks, and the park and wake-up
 // cost more than the queue's own work.
 //
-// A take is not recorded in the queue's item table when it happens; items
-// in the ring still read "dirty, in the ring" until a lock holder records
-// the takes (Queue.recordTakes). Whoever holds the lock records them
-// before it relies on the state of an item in the ring: an Add that finds
-// such an item not taken merges into it, since the take had not happened
-// when the Add looked.
+// A take is not recorded in the queue's item table when it happens; a
+// taken item still reads as ready (dirty) until a lock holder records the
+// takes (Queue.recordTakes). Whoever holds the lock records them before it
+// relies on the state of a ready item (Queue.state): an Add that then
+// finds the item not taken merges into it, since the take had not
+// happened when the Add looked.
 //
 // It is a bounded ring (D. Vyukov's bounded MPMC queue, with the lock
 // holder as the one producer): each cell's sequence number says whose
