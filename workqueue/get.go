@@ -8,21 +8,19 @@ package workqueue
 // Get usually does not take the queue's lock: it takes the oldest item
 // from a small lock-free ring (see readyRing) that a Get holding the lock
 // fills with a batch of the oldest ready items. When metrics are recorded
-// every Get takes the lock and the ring stays empty, so that queue
-// durations end when Get hands the item out.
+// the ring stays empty (see refill), so every Get takes the lock and
+// queue durations end when Get hands the item out.
 func (q *Queue[T]) Get() (item T, shutdown bool) {
-	if q.metrics == nil {
-		if item, low, ok := q.ring.take(); ok {
-			// Top the ring up before it runs dry, if nobody holds the
-			// lock: otherwise every worker would find it empty at
-			// once and queue on the lock.
-			if low && q.mu.TryLock() {
-				q.sync()
-				q.refill()
-				q.mu.Unlock()
-			}
-			return item, false
+	if item, low, ok := q.ring.take(); ok {
+		// Top the ring up before it runs dry, if nobody holds the lock:
+		// otherwise every worker would find it empty at once and queue
+		// on the lock.
+		if low && q.mu.TryLock() {
+			q.sync()
+			q.refill()
+			q.mu.Unlock()
 		}
+		return item, false
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -61,9 +59,6 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 func (q *Queue[T]) handOut() T {
 	e := q.fifo.pop()
 	q.startProcessing(e.item, e.hash)
-	if q.metrics != nil {
-		return e.item
-	}
 	q.refill()
 	return e.item
 }
@@ -71,9 +66,10 @@ func (q *Queue[T]) handOut() T {
 // refill moves the oldest items of the FIFO into the ring while it has
 // room; q.mu is held, and the takes so far are recorded (sync), which
 // frees their cells. The items' states do not change: ready is ready,
-// in the FIFO or the ring.
+// in the FIFO or the ring. With metrics the ring stays empty, so that
+// every Get takes the lock and its queue duration is timed there.
 func (q *Queue[T]) refill() {
-	for q.fifo.len() > 0 {
+	for q.metrics == nil && q.fifo.len() > 0 {
 		next := q.fifo.peek()
 		if !q.ring.put(next.item, next.hash) {
 			return

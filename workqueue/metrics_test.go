@@ -112,3 +112,21 @@ func TestMetrics(t *testing.T) {
 	p.expect(t, "work", 3, 1)
 	p.expect(t, "retries", 1, 1)
 }
+
+// With metrics, items are not moved into the lock-free ring, whose takes
+// would be timed only when a lock holder records them: every Get records
+// its item's queue duration before it returns.
+func TestMetricsTimeEveryGet(t *testing.T) {
+	clock := newFakeClock()
+	p := newFakeMetrics()
+	q := New[string](WithName("pods"), WithClock(clock), WithMetricsProvider(p))
+	defer q.ShutDown()
+	items := addABAndFillers(q)
+	clock.Step(time.Second)
+	for i, want := range items[:2] {
+		if got := mustGet(t, q); got != want {
+			t.Fatalf("Get = %q, want %q", got, want)
+		}
+		p.expect(t, "latency", 1, i+1)
+	}
+}
