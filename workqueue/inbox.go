@@ -13,14 +13,17 @@ import "sync/atomic"
 // means free for the producer of position pos, seq == pos+1 means filled
 // and ready to drain.
 type doneInbox[T any] struct {
-	// enq has a cache line to itself: workers write it without the lock,
-	// and sharing a line with the fields the lock guards would slow every
-	// lock holder down.
+	// enq and deq have cache lines of their own: workers write enq
+	// without the lock, and sharing a line with the fields the lock
+	// guards would slow every lock holder down. The cells are an array
+	// so that pushing reads no slice header next to deq.
 	_     [cacheLine]byte
 	enq   atomic.Uint64 // next position to claim; any goroutine
 	_     [cacheLine - 8]byte
 	deq   uint64 // next position to drain; lock holder only
-	cells []doneCell[T]
+	_     [cacheLine - 8]byte
+	cells [inboxSize]doneCell[T]
+	_     [cacheLine]byte
 }
 
 const cacheLine = 64
@@ -37,7 +40,6 @@ type doneCell[T any] struct {
 const inboxSize = 256
 
 func (b *doneInbox[T]) init() {
-	b.cells = make([]doneCell[T], inboxSize)
 	for i := range b.cells {
 		b.cells[i].seq.Store(uint64(i))
 	}

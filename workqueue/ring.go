@@ -24,14 +24,18 @@ import "sync/atomic"
 // pos+1 means filled and ready to take, and seq == pos+len(cells) means
 // taken and read.
 type readyRing[T any] struct {
-	// Takers write deq and read cells; the lock holder writes enq and
-	// taken, on a line of their own.
+	// Takers write deq; the lock holder writes enq and taken. Each side
+	// has a cache line of its own, and the cells are an array rather than
+	// a slice, so that neither side reads a slice header on the other's
+	// line.
 	_     [cacheLine]byte
 	deq   atomic.Uint64 // next position to take; any goroutine
-	cells []ringCell[T] // not changed after init
-	_     [cacheLine - 32]byte
+	_     [cacheLine - 8]byte
 	enq   uint64 // next position to put; lock holder only
 	taken uint64 // takes below it are recorded; lock holder only
+	_     [cacheLine - 16]byte
+	cells [ringSize]ringCell[T]
+	_     [cacheLine]byte
 }
 
 type ringCell[T any] struct {
@@ -52,7 +56,6 @@ const (
 )
 
 func (r *readyRing[T]) init() {
-	r.cells = make([]ringCell[T], ringSize)
 	for i := range r.cells {
 		r.cells[i].seq.Store(uint64(i))
 	}
