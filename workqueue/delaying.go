@@ -39,7 +39,7 @@ func (q *DelayingQueue[T]) init(o *options) {
 //
 // Each call counts towards workqueue_retries_total.
 func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
-	h := q.items.hash(item)
+	h := hashItem(q.seed, item)
 	var now time.Duration
 	if delay > 0 {
 		now = q.now() // read the clock outside the lock, and only if needed
