@@ -59,6 +59,7 @@ func (q *Queue[T]) applyDones() {
 	for {
 		item, h, takes, ok := q.dones.pop()
 		if !ok {
+			q.dones.release()
 			return
 		}
 		q.recordTakes(takes)

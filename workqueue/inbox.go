@@ -8,20 +8,25 @@ import "sync/atomic"
 // about once per batch of items instead of twice per item.
 //
 // It is a bounded ring in which any number of goroutines push and only
-// the lock holder drains (D. Vyukov's bounded MPMC queue, used with one
-// consumer). Each cell's sequence number says whose turn it is: seq == pos
-// means free for the producer of position pos, seq == pos+1 means filled
-// and ready to drain.
+// the lock holder drains. A pusher claims a position by advancing enq,
+// provided the cell's last occupant has been drained (below freed), fills
+// the cell and then sets its seq to position+1, which tells the drainer
+// that the cell is filled for this lap; a seq left from an earlier lap is
+// smaller. Draining does not write the cells' seq: the lock holder
+// publishes how far it has drained once per drain (release), which saves
+// an atomic store per Done.
 type doneInbox[T any] struct {
-	// enq and deq have cache lines of their own: workers write enq
-	// without the lock, and sharing a line with the fields the lock
-	// guards would slow every lock holder down. The cells are an array
-	// so that pushing reads no slice header next to deq.
+	// enq has a cache line of its own: workers write it without the
+	// lock, and sharing a line with the fields the lock guards would slow
+	// every lock holder down. deq and freed are the lock holder's; workers
+	// only read freed, which changes once per drain rather than once per
+	// item. The cells are an array so that pushing reads no slice header.
 	_     [cacheLine]byte
 	enq   atomic.Uint64 // next position to claim; any goroutine
 	_     [cacheLine - 8]byte
-	deq   uint64 // next position to drain; lock holder only
-	_     [cacheLine - 8]byte
+	deq   uint64        // next position to drain; lock holder only
+	freed atomic.Uint64 // cells below it are drained and free; see release
+	_     [cacheLine - 16]byte
 	cells [inboxSize]doneCell[T]
 	_     [cacheLine]byte
 }
@@ -39,27 +44,18 @@ type doneCell[T any] struct {
 // lock. A few per worker is plenty, since each Get drains the inbox.
 const inboxSize = 256
 
-func (b *doneInbox[T]) init() {
-	for i := range b.cells {
-		b.cells[i].seq.Store(uint64(i))
-	}
-}
-
 // push hands item to the inbox, or returns false if the inbox is full.
 func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
-	mask := uint64(len(b.cells) - 1)
 	for {
 		pos := b.enq.Load()
-		c := &b.cells[pos&mask]
-		switch seq := c.seq.Load(); {
-		case seq == pos:
-			if b.enq.CompareAndSwap(pos, pos+1) {
-				c.item, c.hash, c.takes = item, hash, takes
-				c.seq.Store(pos + 1)
-				return true
-			}
-		case seq < pos:
+		if pos-b.freed.Load() >= uint64(len(b.cells)) {
 			return false // the cell still holds an item from the last lap
+		}
+		if b.enq.CompareAndSwap(pos, pos+1) {
+			c := &b.cells[pos&uint64(len(b.cells)-1)]
+			c.item, c.hash, c.takes = item, hash, takes
+			c.seq.Store(pos + 1)
+			return true
 		}
 		// Another goroutine claimed pos first: try the next position.
 	}
@@ -69,7 +65,7 @@ func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
 // inbox is empty, or when the oldest position is claimed but not yet
 // filled; the goroutine filling it checks afterwards whether anyone is
 // waiting (see Queue.Done), so it is never stranded. The caller holds the
-// queue's lock.
+// queue's lock, and calls release when it has popped what it wanted.
 func (b *doneInbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 	c := &b.cells[b.deq&uint64(len(b.cells)-1)]
 	if c.seq.Load() != b.deq+1 {
@@ -78,7 +74,14 @@ func (b *doneInbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 	item, hash, takes = c.item, c.hash, c.takes
 	var zero T
 	c.item = zero
-	c.seq.Store(b.deq + uint64(len(b.cells)))
 	b.deq++
 	return item, hash, takes, true
+}
+
+// release hands the cells popped so far back to the pushers; the caller
+// holds the queue's lock.
+func (b *doneInbox[T]) release() {
+	if b.freed.Load() != b.deq {
+		b.freed.Store(b.deq)
+	}
 }

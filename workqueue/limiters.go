@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"math"
 	"sync"
 	"time"
@@ -36,23 +37,18 @@ func DefaultControllerRateLimiter[T comparable](opts ...Option) RateLimiter[T] {
 // Its zero value is ready to use.
 type failures[T comparable] struct {
 	mu    sync.Mutex
-	ready bool
 	count table[T, int]
 }
 
-// lock locks f and returns item's hash.
-func (f *failures[T]) lock(item T) uint64 {
-	f.mu.Lock()
-	if !f.ready {
-		f.count.init()
-		f.ready = true
-	}
-	return f.count.hash(item)
-}
+// failureSeed seeds the hashes of every failure count table. One seed
+// per process is as hard to guess as one per table, and lets a limiter's
+// zero value work.
+var failureSeed = maphash.MakeSeed()
 
 // add records a failure of item and returns the count before it.
 func (f *failures[T]) add(item T) int {
-	h := f.lock(item)
+	h := hashItem(failureSeed, item)
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := f.count.upsert(h, item)
 	prev := *n
@@ -63,7 +59,8 @@ func (f *failures[T]) add(item T) int {
 }
 
 func (f *failures[T]) forget(item T) {
-	h := f.lock(item)
+	h := hashItem(failureSeed, item)
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	if i := f.count.find(h, item); i >= 0 {
 		f.count.deleteAt(i)
@@ -71,7 +68,8 @@ func (f *failures[T]) forget(item T) {
 }
 
 func (f *failures[T]) get(item T) int {
-	h := f.lock(item)
+	h := hashItem(failureSeed, item)
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	if i := f.count.find(h, item); i >= 0 {
 		return *f.count.at(i)

@@ -22,7 +22,7 @@ type Queue[T comparable] struct {
 	// they have cache lines of their own so that the fields the lock
 	// holder writes on every call do not evict them from the workers'
 	// caches.
-	seed     maphash.Seed     // items' hash seed, a copy of items.seed
+	seed     maphash.Seed     // hashItem's seed for items
 	metrics  *queueMetrics[T] // nil when no metrics are recorded
 	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
 	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
@@ -79,10 +79,8 @@ func New[T comparable](opts ...Option) *Queue[T] {
 func (q *Queue[T]) init(o *options) {
 	q.ready.L = &q.mu
 	q.drained.L = &q.mu
-	q.items.init()
-	q.seed = q.items.seed
+	q.seed = maphash.MakeSeed()
 	q.ring.init()
-	q.dones.init()
 	q.wake = make(chan struct{}, 1)
 	q.stop = make(chan struct{})
 	q.name, q.clock, q.logger = o.name, o.clock, o.logger

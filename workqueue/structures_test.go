@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"hash/maphash"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -14,12 +15,11 @@ import (
 // checks that they always agree.
 func TestTableMatchesMap(t *testing.T) {
 	var tab table[int, int]
-	tab.init()
 	model := map[int]int{}
 	r := rand.New(rand.NewPCG(1, 2))
 	for op := range 200_000 {
 		k := r.IntN(300)
-		h := tab.hash(k)
+		h := hashItem(testSeed, k)
 		switch r.IntN(3) {
 		case 0:
 			*tab.upsert(h, k) += op
@@ -44,15 +44,14 @@ func TestTableMatchesMap(t *testing.T) {
 
 func TestTableShrinksAfterABurst(t *testing.T) {
 	var tab table[int, struct{}]
-	tab.init()
 	insert := func(n int) {
 		for k := range n {
-			tab.upsert(tab.hash(k), k)
+			tab.upsert(hashItem(testSeed, k), k)
 		}
 	}
 	removeAll := func(n int) {
 		for k := range n {
-			tab.deleteAt(tab.find(tab.hash(k), k))
+			tab.deleteAt(tab.find(hashItem(testSeed, k), k))
 		}
 	}
 	insert(10_000)
@@ -124,7 +123,6 @@ func TestDeadlineHeapOrdersByDeadlineThenSeq(t *testing.T) {
 
 func TestDoneInboxConcurrentPushes(t *testing.T) {
 	var b doneInbox[int]
-	b.init()
 	var mu sync.Mutex // stands in for the queue's lock
 	seen := map[int]int{}
 	drain := func() {
@@ -133,6 +131,7 @@ func TestDoneInboxConcurrentPushes(t *testing.T) {
 		for {
 			item, h, takes, ok := b.pop()
 			if !ok {
+				b.release()
 				return
 			}
 			if h != uint64(item) || takes != ^uint64(item) {
@@ -262,3 +261,5 @@ func seq(n int) []int {
 	}
 	return s
 }
+
+var testSeed = maphash.MakeSeed()

@@ -5,7 +5,7 @@ import "hash/maphash"
 // table maps items to values: the queue's per-item state, and the
 // failure counts of the per-item rate limiters. It is an open-addressing
 // hash table with linear probing, used instead of a Go map because:
-//   - callers hash the item before taking their lock (maphash), so the
+//   - callers hash the item (hashItem) before taking their lock, so the
 //     lock is held only for the probe;
 //   - every operation probes once: Add finds or inserts in one pass where
 //     a map needs a lookup and then an assignment;
@@ -13,7 +13,6 @@ import "hash/maphash"
 //     queue whose items churn keeps short probes;
 //   - it gives memory back when a burst is over.
 type table[T comparable, V any] struct {
-	seed   maphash.Seed
 	slots  []tableSlot[T, V] // len is zero or a power of two, at most half full
 	n      int
 	shrink shrinkPolicy
@@ -28,16 +27,11 @@ type tableSlot[T comparable, V any] struct {
 // minTable is the smallest table; below it shrinking is not worth a copy.
 const minTable = 16
 
-func (t *table[T, V]) init() { t.seed = maphash.MakeSeed() }
-
 // at returns the value in slot i, as found by find.
 func (t *table[T, V]) at(i int) *V { return &t.slots[i].value }
 
-// hash returns item's hash, never 0 so that 0 can mark an empty slot.
-// The low bits pick the home slot and are left as they are.
-func (t *table[T, V]) hash(item T) uint64 { return hashItem(t.seed, item) }
-
-// hashItem is table.hash for callers that keep their own copy of seed.
+// hashItem returns item's hash for a table, never 0 so that 0 can mark an
+// empty slot. The low bits pick the home slot and are left as they are.
 func hashItem[T comparable](seed maphash.Seed, item T) uint64 {
 	return maphash.Comparable(seed, item) | 1<<63
 }
