@@ -105,7 +105,10 @@ var workqueueKeys = func() []string {
 //     an item already queued;
 //   - ratelimited: AddRateLimited, Get, Forget, Done in one goroutine;
 //   - delayed: one producer calls AddAfter(key, 1ms) over distinct keys
-//     while workers Get and Done them as they become ready.
+//     while workers Get and Done them as they become ready;
+//   - sequential: one goroutine adds a batch of 64 distinct keys, then
+//     Gets and Dones them: the queue's own CPU per item, without the
+//     hand-offs between goroutines that the distinct rows also measure.
 //
 // processed/op is the fraction of adds that reached a worker; the rest were
 // merged into a queued item, which the queue is meant to do. yields/op is
@@ -133,6 +136,11 @@ func BenchmarkWorkqueue(b *testing.B) {
 	for _, impl := range workqueueImpls {
 		b.Run("delayed/workers=4/impl="+impl.name, func(b *testing.B) {
 			benchWorkqueueDelayed(b, impl.delaying(), workqueueKeys, 4)
+		})
+	}
+	for _, impl := range workqueueImpls {
+		b.Run("sequential/impl="+impl.name, func(b *testing.B) {
+			benchWorkqueueSequential(b, impl.queue(), workqueueKeys)
 		})
 	}
 }
@@ -228,6 +236,23 @@ func benchWorkqueueRateLimited(b *testing.B, q rateLimitingWorkqueueUnderTest, k
 		item, _ := q.Get()
 		q.Forget(item)
 		q.Done(item)
+	}
+}
+
+func benchWorkqueueSequential(b *testing.B, q workqueueUnderTest, keys []string) {
+	const batch = 64
+	b.ReportAllocs()
+	defer q.ShutDown()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += batch {
+		n := min(batch, b.N-i)
+		for j := range n {
+			q.Add(keys[(i+j)%len(keys)])
+		}
+		for range n {
+			item, _ := q.Get()
+			q.Done(item)
+		}
 	}
 }
 
