@@ -34,7 +34,7 @@ type doneInbox[T any] struct {
 const cacheLine = 64
 
 type doneCell[T any] struct {
-	seq   atomic.Uint64
+	seq   atomic.Uint64 // position+1 once filled for that position; see push
 	item  T
 	hash  uint64 // computed by Done, before the lock
 	takes uint64 // readyRing.takes when Done was called; see Queue.applyDones
