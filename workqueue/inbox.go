@@ -48,7 +48,9 @@ const inboxSize = 256
 func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
 	for {
 		pos := b.enq.Load()
-		if pos-b.freed.Load() >= uint64(len(b.cells)) {
+		// Signed: pos may be stale by the time freed is read, even below
+		// it, which is not a full inbox; the CAS below then fails.
+		if int64(pos-b.freed.Load()) >= int64(len(b.cells)) {
 			return false // the cell still holds an item from the last lap
 		}
 		if b.enq.CompareAndSwap(pos, pos+1) {
