@@ -50,6 +50,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 		q.dropAfterShutdown(item)
 		return
 	}
+	q.sync() // the Adds in the inbox came first
 	if q.metrics != nil {
 		q.metrics.retries.Inc()
 	}
@@ -112,6 +113,7 @@ func (q *Queue[T]) isLive(d *deadline[T]) bool {
 // deadline order. It returns how long until the next deadline, and false
 // if nothing is waiting. q.mu is held.
 func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
+	q.sync() // Adds made before these items became due go first
 	for len(q.waiting) > 0 {
 		if at := q.waiting[0].at; at > now {
 			return at - now, true

@@ -205,3 +205,21 @@ func TestDelayingShutDownDropsWaitingItemsAndLaterAdds(t *testing.T) {
 		t.Fatalf("late AddAfter not logged; logs: %v", logs.lines)
 	}
 }
+
+// AddAfter takes the lock, while Add leaves its item in an inbox for the
+// next lock holder; items added either way stay in the order they were
+// added, and so do items that become due.
+func TestDelayingAddAfterKeepsOrderWithAdd(t *testing.T) {
+	q, step := newFakeDelaying(t)
+	q.AddAfter("due", time.Second)
+	q.Add("a")
+	q.AddAfter("b", 0)
+	q.Add("c")
+	step(time.Second) // "due" becomes ready after the Adds before it
+	q.Add("d")
+	for _, want := range []string{"a", "b", "c", "due", "d"} {
+		if got := mustGet(t, &q.Queue); got != want {
+			t.Fatalf("Get = %q, want %q", got, want)
+		}
+	}
+}

@@ -90,12 +90,12 @@
 // A queue method takes the queue's one mutex at most once. Item state
 // lives in one hash table (the item is hashed before the lock is taken),
 // ready items in a ring buffer, and delayed items in a heap, so a queue in
-// steady state does not allocate. Workers seldom take the lock: Get takes
-// most items from a small lock-free ring that a Get holding the lock fills
-// with a batch of the oldest ready items, and Done leaves the item in a
-// lock-free inbox that the next lock holder applies. With more goroutines
-// than cores, a lock waiter parks and is woken at the cost of context
-// switches, and without these a busy queue spends more time on that than
-// on its own work. The bench module compares this package with client-go's
+// steady state does not allocate. Producers and workers seldom take the
+// lock: Get takes most items from a small lock-free ring that a Get
+// holding the lock fills with a batch of the oldest ready items, and Add
+// and Done leave the item in lock-free inboxes that the next lock holder
+// applies, in order. With more goroutines than cores, a lock waiter parks
+// and is woken at the cost of context switches, and without these a busy
+// queue spends more time on that than on its own work. The bench module compares this package with client-go's
 // queue side by side.
 package workqueue

@@ -24,16 +24,18 @@ func (q *Queue[T]) Done(item T) {
 	q.finish(item, h)
 }
 
-// wakeAppliers makes sure that a Done just left in the inbox is
+// wakeAppliers makes sure that an Add or Done just left in an inbox is
 // applied by someone: sleeping workers and a draining shutdown would not
 // come by to apply it, so if any exists this applies it itself. Each of
-// them announces itself before it last looks at the inbox, and this
+// them announces itself before it last looks at the inboxes, and this
 // looks for them after the push; with sequentially consistent atomics on
-// both sides, at least one side sees the other. Otherwise the next Get
-// that takes the lock (to top the ring up, or because it is empty)
-// applies it, or any other call that syncs.
+// both sides, at least one side sees the other. An Add that raced with
+// shutdown is applied at once too, so that it is not left behind once the
+// workers have stopped. Otherwise the next Get that takes the lock (to top
+// the ring up, or because it is empty) applies it, or any other call that
+// syncs.
 func (q *Queue[T]) wakeAppliers() {
-	if q.asleep.Load() == 0 && !q.draining.Load() {
+	if q.asleep.Load() == 0 && !q.draining.Load() && !q.closed.Load() {
 		return
 	}
 	q.mu.Lock()
@@ -41,14 +43,34 @@ func (q *Queue[T]) wakeAppliers() {
 	q.mu.Unlock()
 }
 
-// sync applies the Done calls waiting in the inbox and records the takes
-// from the ring; q.mu is held. The calls that look at more than one item
-// sync first, so each observes those Dones and takes as if they had
-// happened when they returned. (Add and AddAfter look at one item, and
-// state records the takes when it needs them.)
+// sync applies the Done and Add calls waiting in the inboxes and records
+// the takes from the ring; q.mu is held. The calls that look at more than
+// one item, or make an item ready, sync first, so each observes those
+// calls and takes as if they had happened when they returned, and ready
+// items stay in the order they were added. (state records the takes when
+// it needs them.)
+//
+// Dones go first. An Add and a Done of the same item in the inboxes end
+// the same whichever came first: the item is queued once, either because
+// the Add finds it processing and Done requeues it, or because Done ends
+// its processing and the Add queues it anew.
 func (q *Queue[T]) sync() {
 	q.applyDones()
+	q.applyAdds()
 	q.recordTakes(q.ring.takes())
+}
+
+// applyAdds applies the Add calls waiting in the inbox, oldest first;
+// q.mu is held.
+func (q *Queue[T]) applyAdds() {
+	for {
+		item, h, _, ok := q.adds.pop()
+		if !ok {
+			q.adds.release()
+			return
+		}
+		q.makeDirty(item, h)
+	}
 }
 
 // applyDones applies the Done calls waiting in the inbox; q.mu is held.

@@ -40,8 +40,9 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 			testHookBeforeSleep()
 		}
 		q.asleep.Add(1)
-		// A Done that pushed before the Add above and saw no sleeper left
-		// its work in the inbox: apply it before deciding to sleep.
+		// An Add or Done that pushed before the announcement above and saw
+		// no sleeper left its work in an inbox: apply it before deciding
+		// to sleep.
 		q.sync()
 		if q.readyLen() > 0 {
 			q.stayAwake()

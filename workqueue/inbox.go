@@ -2,10 +2,14 @@ package workqueue
 
 import "sync/atomic"
 
-// doneInbox carries Done calls to whichever goroutine next holds the
-// queue's lock, so that a worker's Done does not take the lock itself;
-// with Get's lock-free ring (see readyRing), a busy worker takes the lock
-// about once per batch of items instead of twice per item.
+// inbox carries Add or Done calls to whichever goroutine next holds the
+// queue's lock, so that the caller does not take the lock itself. With
+// Get's lock-free ring (see readyRing), a busy worker takes the lock about
+// once per batch of items instead of twice per item, and a producer does
+// not take it at all: it never waits for a worker that holds the lock, so
+// it is never parked and woken on the worker's processor, which on a
+// machine with few cores leaves the other one idle for tens of
+// microseconds. The queue has one inbox for Adds and one for Dones.
 //
 // It is a bounded ring in which any number of goroutines push and only
 // the lock holder drains. A pusher claims a position by advancing enq,
@@ -14,11 +18,11 @@ import "sync/atomic"
 // that the cell is filled for this lap; a seq left from an earlier lap is
 // smaller. Draining does not write the cells' seq: the lock holder
 // publishes how far it has drained once per drain (release), which saves
-// an atomic store per Done.
-type doneInbox[T any] struct {
-	// enq has a cache line of its own: workers write it without the
+// an atomic store per call.
+type inbox[T any] struct {
+	// enq has a cache line of its own: callers write it without the
 	// lock, and sharing a line with the fields the lock guards would slow
-	// every lock holder down. deq and freed are the lock holder's; workers
+	// every lock holder down. deq and freed are the lock holder's; callers
 	// only read freed, which changes once per drain rather than once per
 	// item. The cells are an array so that pushing reads no slice header.
 	_     [cacheLine]byte
@@ -36,16 +40,17 @@ const cacheLine = 64
 type doneCell[T any] struct {
 	seq   atomic.Uint64 // position+1 once filled for that position; see push
 	item  T
-	hash  uint64 // computed by Done, before the lock
-	takes uint64 // readyRing.takes when Done was called; see Queue.applyDones
+	hash  uint64 // computed by the caller, before the lock
+	takes uint64 // Done's only: readyRing.takes when it was called; see Queue.applyDones
 }
 
-// inboxSize bounds the Done calls in flight; beyond it Done takes the
-// lock. A few per worker is plenty, since each Get drains the inbox.
+// inboxSize bounds the calls in flight; beyond it Add or Done takes the
+// lock and applies the inbox itself, so a producer far ahead of the
+// workers shares their work.
 const inboxSize = 256
 
 // push hands item to the inbox, or returns false if the inbox is full.
-func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
+func (b *inbox[T]) push(item T, hash, takes uint64) bool {
 	for {
 		pos := b.enq.Load()
 		// Signed: pos may be stale by the time freed is read, even below
@@ -66,9 +71,10 @@ func (b *doneInbox[T]) push(item T, hash, takes uint64) bool {
 // pop takes the oldest item that is ready. It reports false when the
 // inbox is empty, or when the oldest position is claimed but not yet
 // filled; the goroutine filling it checks afterwards whether anyone is
-// waiting (see Queue.Done), so it is never stranded. The caller holds the
-// queue's lock, and calls release when it has popped what it wanted.
-func (b *doneInbox[T]) pop() (item T, hash, takes uint64, ok bool) {
+// waiting (see Queue.wakeAppliers), so it is never stranded. The caller
+// holds the queue's lock, and calls release when it has popped what it
+// wanted.
+func (b *inbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 	c := &b.cells[b.deq&uint64(len(b.cells)-1)]
 	if c.seq.Load() != b.deq+1 {
 		return item, 0, 0, false
@@ -82,7 +88,7 @@ func (b *doneInbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 
 // release hands the cells popped so far back to the pushers; the caller
 // holds the queue's lock.
-func (b *doneInbox[T]) release() {
+func (b *inbox[T]) release() {
 	if b.freed.Load() != b.deq {
 		b.freed.Store(b.deq)
 	}

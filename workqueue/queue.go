@@ -26,6 +26,7 @@ type Queue[T comparable] struct {
 	metrics  *queueMetrics[T] // nil when no metrics are recorded
 	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
 	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
+	closed   atomic.Bool      // shuttingDown, for Add without the lock; set with mu held
 	_        [cacheLine]byte
 
 	mu      sync.Mutex
@@ -37,7 +38,8 @@ type Queue[T comparable] struct {
 	fifo       fifo[T]             // ready items, behind the ring's
 	ring       readyRing[T]        // older ready items, for Get without the lock
 	processing int                 // recorded takes not yet Done
-	dones      doneInbox[T]        // Done calls not yet applied
+	dones      inbox[T]            // Done calls not yet applied
+	adds       inbox[T]            // Add calls not yet applied
 
 	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
 	waiting  deadlineHeap[T]
@@ -103,14 +105,28 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // Done; an item waiting for a delay (DelayingQueue.AddAfter) becomes ready
 // now and its pending delay is dropped. After shutdown Add drops the item
 // and logs that at V(1).
+//
+// Add usually does not take the queue's lock: like Done, it leaves item
+// in a lock-free inbox that the next call to take the lock applies first
+// (Get when the ring runs low or empty, Len, AddAfter, ShutDownWithDrain),
+// in the order the Adds were made, so each observes it as if it had
+// happened when Add returned. Add applies the inbox itself when a worker
+// sleeps in Get (so that the item wakes it), when a shutdown has begun,
+// when the inbox is full, and when metrics are recorded (so that queue
+// durations start when Add is called).
 func (q *Queue[T]) Add(item T) {
 	h := hashItem(q.seed, item)
+	if q.metrics == nil && !q.closed.Load() && q.adds.push(item, h, 0) {
+		q.wakeAppliers()
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shuttingDown {
 		q.dropAfterShutdown(item)
 		return
 	}
+	q.sync() // the Adds in the inbox came first
 	q.makeDirty(item, h)
 }
 

@@ -289,16 +289,26 @@ func TestQueueShutDownEndsAWaitingDrain(t *testing.T) {
 	q.Done(item)
 }
 
-func TestQueueDoneWithFullInboxAppliesDirectly(t *testing.T) {
+// Adds and Dones wait in lock-free inboxes until a lock holder applies
+// them; those that find an inbox full apply it themselves. Either way
+// items are handed out in the order they were added.
+func TestQueueFullInboxesApplyDirectly(t *testing.T) {
 	q := New[int]()
 	defer q.ShutDown()
 	const n = 3 * inboxSize
 	for i := range n {
-		q.Add(i)
+		q.Add(i) // most overflow the inbox
+	}
+	if got := q.Len(); got != n {
+		t.Fatalf("Len = %d, want %d", got, n)
 	}
 	items := make([]int, 0, n)
-	for range n {
-		items = append(items, mustGet(t, q))
+	for i := range n {
+		item := mustGet(t, q)
+		if item != i {
+			t.Fatalf("Get = %d, want %d", item, i)
+		}
+		items = append(items, item)
 	}
 	for _, item := range items {
 		q.Add(item) // dirty: each Done must requeue it
@@ -376,5 +386,33 @@ func getAfterHook(t *testing.T, q *Queue[string], want string, hook func()) {
 	q.Add("b")
 	if r := <-got; r.shutdown || r.item != "b" {
 		t.Fatalf("Get = %+v, want b", r)
+	}
+}
+
+// An Add that lands after Get last applied the inboxes but before the
+// worker announced its sleep must still be seen: the worker looks again.
+func TestQueueAddJustBeforeAWorkerSleeps(t *testing.T) {
+	q := New[string]()
+	defer q.ShutDown()
+	getAfterHook(t, q, "a", func() {
+		q.Add("a") // lock-free: no worker has announced a sleep yet
+	})
+}
+
+// An Add that passed the shutdown check just before ShutDown and left its
+// item in the inbox is still handed out by Get, before Get reports
+// shutdown.
+func TestQueueAddRacingShutDownIsHandedOut(t *testing.T) {
+	q := New[string]()
+	if !q.adds.push("late", hashItem(q.seed, "late"), 0) { // what Add does before it returns
+		t.Fatal("push into an empty inbox failed")
+	}
+	q.ShutDown()
+	if got := mustGet(t, q); got != "late" {
+		t.Fatalf("Get = %q, want late", got)
+	}
+	q.Done("late")
+	if _, shutdown := q.Get(); !shutdown {
+		t.Fatal("Get did not report shutdown")
 	}
 }

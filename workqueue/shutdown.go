@@ -38,6 +38,7 @@ func (q *Queue[T]) shutDownLocked() {
 		return
 	}
 	q.shuttingDown = true
+	q.closed.Store(true) // see wakeAppliers
 	q.waiting, q.nwaiting = nil, 0
 	close(q.stop)
 	q.waking += int(q.asleep.Swap(0))

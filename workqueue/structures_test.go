@@ -121,8 +121,8 @@ func TestDeadlineHeapOrdersByDeadlineThenSeq(t *testing.T) {
 	}
 }
 
-func TestDoneInboxConcurrentPushes(t *testing.T) {
-	var b doneInbox[int]
+func TestInboxConcurrentPushes(t *testing.T) {
+	var b inbox[int]
 	var mu sync.Mutex // stands in for the queue's lock
 	seen := map[int]int{}
 	drain := func() {
