@@ -46,15 +46,15 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.shuttingDown {
+	if q.closed.Load() {
 		q.dropAfterShutdown(item)
 		return
 	}
-	q.sync() // the Adds in the inbox came first
 	if q.metrics != nil {
 		q.metrics.retries.Inc()
 	}
 	if delay <= 0 {
+		q.sync() // the Adds in the inbox came first
 		if delay < 0 {
 			if l := q.logger.V(1); l.Enabled() {
 				l.Info("Negative delay, adding the item now", "queue", q.name, "item", item, "delay", delay)
@@ -133,7 +133,7 @@ func (q *DelayingQueue[T]) runTimer() {
 	defer t.disarm()
 	for {
 		q.mu.Lock()
-		if q.shuttingDown {
+		if q.closed.Load() {
 			q.mu.Unlock()
 			return
 		}

@@ -96,6 +96,6 @@
 // and Done leave the item in lock-free inboxes that the next lock holder
 // applies, in order. With more goroutines than cores, a lock waiter parks
 // and is woken at the cost of context switches, and without these a busy
-// queue spends more time on that than on its own work. The bench module compares this package with client-go's
-// queue side by side.
+// queue spends more time on that than on its own work. The bench module
+// compares this package with client-go's queue side by side.
 package workqueue

@@ -33,7 +33,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 		if q.fifo.len() > 0 {
 			return q.handOut(), false
 		}
-		if q.shuttingDown {
+		if q.closed.Load() {
 			return item, true
 		}
 		if testHookBeforeSleep != nil {

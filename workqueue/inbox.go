@@ -31,13 +31,13 @@ type inbox[T any] struct {
 	deq   uint64        // next position to drain; lock holder only
 	freed atomic.Uint64 // cells below it are drained and free; see release
 	_     [cacheLine - 16]byte
-	cells [inboxSize]doneCell[T]
+	cells [inboxSize]inboxCell[T]
 	_     [cacheLine]byte
 }
 
 const cacheLine = 64
 
-type doneCell[T any] struct {
+type inboxCell[T any] struct {
 	seq   atomic.Uint64 // position+1 once filled for that position; see push
 	item  T
 	hash  uint64 // computed by the caller, before the lock

@@ -18,15 +18,15 @@ import (
 // Create one with New; the zero value is not usable. All methods are safe
 // for concurrent use.
 type Queue[T comparable] struct {
-	// Get and Done read these without the lock, and they rarely change;
-	// they have cache lines of their own so that the fields the lock
-	// holder writes on every call do not evict them from the workers'
-	// caches.
+	// Add, Get and Done read these without the lock, and they rarely
+	// change; they have cache lines of their own so that the fields the
+	// lock holder writes on every call do not evict them from the
+	// producers' and workers' caches.
 	seed     maphash.Seed     // hashItem's seed for items
 	metrics  *queueMetrics[T] // nil when no metrics are recorded
 	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
 	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
-	closed   atomic.Bool      // shuttingDown, for Add without the lock; set with mu held
+	closed   atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
 	_        [cacheLine]byte
 
 	mu      sync.Mutex
@@ -47,9 +47,8 @@ type Queue[T comparable] struct {
 	seq      uint64 // last deadline.seq handed out
 	wake     chan struct{}
 
-	shuttingDown bool
-	stop         chan struct{} // closed by the first shutdown
-	wg           sync.WaitGroup
+	stop chan struct{} // closed by the first shutdown
+	wg   sync.WaitGroup
 
 	name   string
 	clock  clock.WithTicker
@@ -122,7 +121,7 @@ func (q *Queue[T]) Add(item T) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.shuttingDown {
+	if q.closed.Load() {
 		q.dropAfterShutdown(item)
 		return
 	}

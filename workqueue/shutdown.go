@@ -34,11 +34,10 @@ func (q *Queue[T]) ShutDownWithDrain() {
 }
 
 func (q *Queue[T]) shutDownLocked() {
-	if q.shuttingDown {
+	if q.closed.Load() {
 		return
 	}
-	q.shuttingDown = true
-	q.closed.Store(true) // see wakeAppliers
+	q.closed.Store(true) // Add reads it without the lock; see wakeAppliers
 	q.waiting, q.nwaiting = nil, 0
 	close(q.stop)
 	q.waking += int(q.asleep.Swap(0))
@@ -46,8 +45,4 @@ func (q *Queue[T]) shutDownLocked() {
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
-func (q *Queue[T]) ShuttingDown() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.shuttingDown
-}
+func (q *Queue[T]) ShuttingDown() bool { return q.closed.Load() }
