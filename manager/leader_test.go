@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/manager"
@@ -88,16 +89,21 @@ func TestLosingTheLeaseStopsControllers(t *testing.T) {
 	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
 
 	// Another holder takes the lease over behind a's back, as after a
-	// network partition: a can no longer renew it.
+	// network partition: a can no longer renew it. a may renew between
+	// the Get and the Update, which then conflicts: read it again.
 	leases := cs.CoordinationV1().Leases(ns)
-	l, err := leases.Get(ctx, "lock", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	intruder := "intruder"
 	now := metav1.NewMicroTime(time.Now().Add(time.Hour))
-	l.Spec.HolderIdentity, l.Spec.RenewTime, l.Spec.AcquireTime = &intruder, &now, &now
-	if _, err := leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		l, err := leases.Get(ctx, "lock", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		l.Spec.HolderIdentity, l.Spec.RenewTime, l.Spec.AcquireTime = &intruder, &now, &now
+		_, err = leases.Update(ctx, l, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 
