@@ -86,10 +86,18 @@ func (b *inbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 	return item, hash, takes, true
 }
 
-// release hands the cells popped so far back to the pushers; the caller
-// holds the queue's lock.
+// release hands the cells popped so far back to the pushers once they
+// number releaseEvery or more; the caller holds the queue's lock. The
+// store is an atomic write, and a lock holder that drains one call at a
+// time (a lone worker retrying items with AddRateLimited) would otherwise
+// pay it for every call. Cells popped and not yet handed back only make
+// the inbox look fuller than it is, by fewer than releaseEvery cells.
 func (b *inbox[T]) release() {
-	if b.freed.Load() != b.deq {
+	if b.deq-b.freed.Load() >= releaseEvery {
 		b.freed.Store(b.deq)
 	}
 }
+
+// releaseEvery is how many popped cells release lets build up; small
+// beside inboxSize, so that the inbox's usable size hardly shrinks.
+const releaseEvery = inboxSize / 8

@@ -174,6 +174,11 @@ func (l *BucketLimiter[T]) When(T) time.Duration {
 	// monotonic reading reads one clock where Now reads two, and clock
 	// reads are a good part of a retry's cost.
 	now := l.epoch.Add(l.clock.Since(l.epoch))
+	// AllowN takes a token when one is there, the usual case, and costs
+	// less than a reservation; a reservation takes the next token to come.
+	if l.limiter.AllowN(now, 1) {
+		return 0
+	}
 	return l.limiter.ReserveN(now, 1).DelayFrom(now)
 }
 

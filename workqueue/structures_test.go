@@ -167,6 +167,40 @@ func TestInboxConcurrentPushes(t *testing.T) {
 	}
 }
 
+// TestInboxReleasesCellsInBatches checks that popped cells go back to the
+// pushers once releaseEvery of them have built up, and not before: a full
+// inbox stays full until then, and then takes that many pushes again.
+func TestInboxReleasesCellsInBatches(t *testing.T) {
+	var b inbox[int]
+	for i := range inboxSize {
+		if !b.push(i, 0, 0) {
+			t.Fatalf("push %d of an empty inbox failed", i)
+		}
+	}
+	popAndRelease := func(n int) {
+		t.Helper()
+		for range n {
+			if _, _, _, ok := b.pop(); !ok {
+				t.Fatal("pop of a filled cell failed")
+			}
+		}
+		b.release()
+	}
+	popAndRelease(releaseEvery - 1)
+	if b.push(-1, 0, 0) {
+		t.Fatalf("push succeeded with %d cells popped and not released", releaseEvery-1)
+	}
+	popAndRelease(1)
+	for i := range releaseEvery {
+		if !b.push(i, 0, 0) {
+			t.Fatalf("push %d failed after %d cells were released", i, releaseEvery)
+		}
+	}
+	if b.push(-1, 0, 0) {
+		t.Fatal("push into a full inbox succeeded")
+	}
+}
+
 // TestReadyRingConcurrentTakes has a lock-holding putter refill the ring
 // while takers empty it without the lock, and checks that every item is
 // taken exactly once, that each taker sees items in put order, and that
