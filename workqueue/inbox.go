@@ -17,14 +17,14 @@ import "sync/atomic"
 // the cell and then sets its seq to position+1, which tells the drainer
 // that the cell is filled for this lap; a seq left from an earlier lap is
 // smaller. Draining does not write the cells' seq: the lock holder
-// publishes how far it has drained once per drain (release), which saves
-// an atomic store per call.
+// publishes how far it has drained, in batches (release), which saves an
+// atomic store per call.
 type inbox[T any] struct {
 	// enq has a cache line of its own: callers write it without the
 	// lock, and sharing a line with the fields the lock guards would slow
 	// every lock holder down. deq and freed are the lock holder's; callers
-	// only read freed, which changes once per drain rather than once per
-	// item. The cells are an array so that pushing reads no slice header.
+	// only read freed, which changes once per releaseEvery items at most.
+	// The cells are an array so that pushing reads no slice header.
 	_     [cacheLine]byte
 	enq   atomic.Uint64 // next position to claim; any goroutine
 	_     [cacheLine - 8]byte
