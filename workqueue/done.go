@@ -63,14 +63,10 @@ func (q *Queue[T]) sync() {
 // applyAdds applies the Add calls waiting in the inbox, oldest first;
 // q.mu is held.
 func (q *Queue[T]) applyAdds() {
-	for {
-		item, h, _, ok := q.adds.pop()
-		if !ok {
-			q.adds.release()
-			return
-		}
+	for item, h, _, ok := q.adds.pop(); ok; item, h, _, ok = q.adds.pop() {
 		q.makeDirty(item, h)
 	}
+	q.adds.release()
 }
 
 // applyDones applies the Done calls waiting in the inbox; q.mu is held.
@@ -78,15 +74,11 @@ func (q *Queue[T]) applyAdds() {
 // called: the worker's own take of its item, but no take that a Done
 // called before the Get of its item could claim as its own.
 func (q *Queue[T]) applyDones() {
-	for {
-		item, h, takes, ok := q.dones.pop()
-		if !ok {
-			q.dones.release()
-			return
-		}
+	for item, h, takes, ok := q.dones.pop(); ok; item, h, takes, ok = q.dones.pop() {
 		q.recordTakes(takes)
 		q.finish(item, h)
 	}
+	q.dones.release()
 }
 
 // finish applies Done(item); q.mu is held.

@@ -169,7 +169,8 @@ func TestInboxConcurrentPushes(t *testing.T) {
 
 // TestInboxReleasesCellsInBatches checks that popped cells go back to the
 // pushers once releaseEvery of them have built up, and not before: a full
-// inbox stays full until then, and then takes that many pushes again.
+// inbox stays full until then, and then takes that many pushes again. A
+// drain that empties the inbox hands everything back.
 func TestInboxReleasesCellsInBatches(t *testing.T) {
 	var b inbox[int]
 	for i := range inboxSize {
@@ -198,6 +199,15 @@ func TestInboxReleasesCellsInBatches(t *testing.T) {
 	}
 	if b.push(-1, 0, 0) {
 		t.Fatal("push into a full inbox succeeded")
+	}
+	// A drain that empties the inbox hands every cell back.
+	for _, _, _, ok := b.pop(); ok; _, _, _, ok = b.pop() {
+	}
+	b.release()
+	for i := range inboxSize {
+		if !b.push(i, 0, 0) {
+			t.Fatalf("push %d failed after the inbox was drained", i)
+		}
 	}
 }
 
