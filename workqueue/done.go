@@ -14,7 +14,7 @@ package workqueue
 // Done is called).
 func (q *Queue[T]) Done(item T) {
 	h := hashItem(q.seed, item)
-	if q.metrics == nil && q.dones.push(item, h, q.ring.takes()) {
+	if q.metrics == nil && q.dones.push(doneCall[T]{item, q.ring.takes()}, h) {
 		q.wakeAppliers()
 		return
 	}
@@ -62,11 +62,41 @@ func (q *Queue[T]) sync() {
 
 // applyAdds applies the Add calls waiting in the inbox, oldest first;
 // q.mu is held.
+//
+// An Add takes effect when it claims its cell, so the takes from the ring
+// that matter to it are those made before then: a take after it only
+// hands out an item the Add had already found queued. Reading how far
+// Adds have claimed and then how far the ring has been taken bounds both
+// for every Add claimed so far, so those are applied with the takes
+// recorded once, instead of state reading the ring's take counter, which
+// the workers write, once for every Add of a queued item. An Add claimed
+// after that read goes through state as a locked Add does.
 func (q *Queue[T]) applyAdds() {
-	for item, h, _, ok := q.adds.pop(); ok; item, h, _, ok = q.adds.pop() {
-		q.makeDirty(item, h)
+	claimed := q.adds.claimed()
+	if q.adds.deq == claimed {
+		return // nothing claimed since the last drain
+	}
+	q.recordTakes(q.ring.takes())
+	for {
+		early := q.adds.deq < claimed
+		item, h, ok := q.adds.pop()
+		if !ok {
+			break
+		}
+		if early {
+			q.markDirty(item, h, q.items.upsert(h, item))
+		} else {
+			q.makeDirty(item, h)
+		}
 	}
 	q.adds.release()
+}
+
+// doneCall is a Done call waiting in the inbox: the item, and how far the
+// ring had been taken when Done was called (readyRing.takes).
+type doneCall[T any] struct {
+	item  T
+	takes uint64
 }
 
 // applyDones applies the Done calls waiting in the inbox; q.mu is held.
@@ -74,9 +104,9 @@ func (q *Queue[T]) applyAdds() {
 // called: the worker's own take of its item, but no take that a Done
 // called before the Get of its item could claim as its own.
 func (q *Queue[T]) applyDones() {
-	for item, h, takes, ok := q.dones.pop(); ok; item, h, takes, ok = q.dones.pop() {
-		q.recordTakes(takes)
-		q.finish(item, h)
+	for d, h, ok := q.dones.pop(); ok; d, h, ok = q.dones.pop() {
+		q.recordTakes(d.takes)
+		q.finish(d.item, h)
 	}
 	q.dones.release()
 }

@@ -19,7 +19,7 @@ import "sync/atomic"
 // smaller. Draining does not write the cells' seq: the lock holder
 // publishes how far it has drained, in batches (release), which saves an
 // atomic store per call.
-type inbox[T any] struct {
+type inbox[E any] struct {
 	// enq has a cache line of its own: callers write it without the
 	// lock, and sharing a line with the fields the lock guards would slow
 	// every lock holder down. deq and freed are the lock holder's; callers
@@ -31,17 +31,19 @@ type inbox[T any] struct {
 	deq   uint64        // next position to drain; lock holder only
 	freed atomic.Uint64 // cells below it are drained and free; see release
 	_     [cacheLine - 16]byte
-	cells [inboxSize]inboxCell[T]
+	cells [inboxSize]inboxCell[E]
 	_     [cacheLine]byte
 }
 
 const cacheLine = 64
 
-type inboxCell[T any] struct {
+// inboxCell holds one call: the Add inbox's entries are items, 32 bytes a
+// cell for a string so that two fill a cache line; the Done inbox's carry
+// more (see doneCall).
+type inboxCell[E any] struct {
 	seq   atomic.Uint64 // position+1 once filled for that position; see push
-	item  T
-	hash  uint64 // computed by the caller, before the lock
-	takes uint64 // Done's only: readyRing.takes when it was called; see Queue.applyDones
+	entry E
+	hash  uint64 // the item's, computed by the caller, before the lock
 }
 
 // inboxSize bounds the calls in flight; beyond it Add or Done takes the
@@ -49,8 +51,8 @@ type inboxCell[T any] struct {
 // workers shares their work.
 const inboxSize = 256
 
-// push hands item to the inbox, or returns false if the inbox is full.
-func (b *inbox[T]) push(item T, hash, takes uint64) bool {
+// push hands e to the inbox, or returns false if the inbox is full.
+func (b *inbox[E]) push(e E, hash uint64) bool {
 	for {
 		pos := b.enq.Load()
 		// Signed: pos may be stale by the time freed is read, even below
@@ -60,7 +62,7 @@ func (b *inbox[T]) push(item T, hash, takes uint64) bool {
 		}
 		if b.enq.CompareAndSwap(pos, pos+1) {
 			c := &b.cells[pos&uint64(len(b.cells)-1)]
-			c.item, c.hash, c.takes = item, hash, takes
+			c.entry, c.hash = e, hash
 			c.seq.Store(pos + 1)
 			return true
 		}
@@ -68,22 +70,26 @@ func (b *inbox[T]) push(item T, hash, takes uint64) bool {
 	}
 }
 
-// pop takes the oldest item that is ready. It reports false when the
+// claimed returns the next position to claim: every push that has
+// claimed a cell so far claimed one below it.
+func (b *inbox[E]) claimed() uint64 { return b.enq.Load() }
+
+// pop takes the oldest entry that is ready. It reports false when the
 // inbox is empty, or when the oldest position is claimed but not yet
 // filled; the goroutine filling it checks afterwards whether anyone is
 // waiting (see Queue.wakeAppliers), so it is never stranded. The caller
 // holds the queue's lock, and calls release when it has popped what it
 // wanted.
-func (b *inbox[T]) pop() (item T, hash, takes uint64, ok bool) {
+func (b *inbox[E]) pop() (e E, hash uint64, ok bool) {
 	c := &b.cells[b.deq&uint64(len(b.cells)-1)]
 	if c.seq.Load() != b.deq+1 {
-		return item, 0, 0, false
+		return e, 0, false
 	}
-	item, hash, takes = c.item, c.hash, c.takes
-	var zero T
-	c.item = zero
+	e, hash = c.entry, c.hash
+	var zero E
+	c.entry = zero
 	b.deq++
-	return item, hash, takes, true
+	return e, hash, true
 }
 
 // release hands the cells popped so far back to the pushers once they
@@ -92,7 +98,7 @@ func (b *inbox[T]) pop() (item T, hash, takes uint64, ok bool) {
 // time (a lone worker retrying items with AddRateLimited) would otherwise
 // pay it for every call. Cells popped and not yet handed back only make
 // the inbox look fuller than it is, by fewer than releaseEvery cells.
-func (b *inbox[T]) release() {
+func (b *inbox[E]) release() {
 	if b.deq-b.freed.Load() >= releaseEvery {
 		b.freed.Store(b.deq)
 	}

@@ -38,7 +38,7 @@ type Queue[T comparable] struct {
 	fifo       fifo[T]             // ready items, behind the ring's
 	ring       readyRing[T]        // older ready items, for Get without the lock
 	processing int                 // recorded takes not yet Done
-	dones      inbox[T]            // Done calls not yet applied
+	dones      inbox[doneCall[T]]  // Done calls not yet applied
 	adds       inbox[T]            // Add calls not yet applied
 
 	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
@@ -115,7 +115,7 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // durations start when Add is called).
 func (q *Queue[T]) Add(item T) {
 	h := hashItem(q.seed, item)
-	if q.metrics == nil && !q.closed.Load() && q.adds.push(item, h, 0) {
+	if q.metrics == nil && !q.closed.Load() && q.adds.push(item, h) {
 		q.wakeAppliers()
 		return
 	}
@@ -131,8 +131,11 @@ func (q *Queue[T]) Add(item T) {
 
 // makeDirty marks item, whose hash is h, as needing processing; q.mu is
 // held.
-func (q *Queue[T]) makeDirty(item T, h uint64) {
-	st := q.state(item, h)
+func (q *Queue[T]) makeDirty(item T, h uint64) { q.markDirty(item, h, q.state(item, h)) }
+
+// markDirty is makeDirty given item's state, as state returns it or with
+// the takes that matter to this call already recorded.
+func (q *Queue[T]) markDirty(item T, h uint64, st *itemState) {
 	if st.flags&dirty != 0 {
 		return
 	}

@@ -404,7 +404,7 @@ func TestQueueAddJustBeforeAWorkerSleeps(t *testing.T) {
 // shutdown.
 func TestQueueAddRacingShutDownIsHandedOut(t *testing.T) {
 	q := New[string]()
-	if !q.adds.push("late", hashItem(q.seed, "late"), 0) { // what Add does before it returns
+	if !q.adds.push("late", hashItem(q.seed, "late")) { // what Add does before it returns
 		t.Fatal("push into an empty inbox failed")
 	}
 	q.ShutDown()

@@ -122,22 +122,22 @@ func TestDeadlineHeapOrdersByDeadlineThenSeq(t *testing.T) {
 }
 
 func TestInboxConcurrentPushes(t *testing.T) {
-	var b inbox[int]
+	var b inbox[doneCall[int]]
 	var mu sync.Mutex // stands in for the queue's lock
 	seen := map[int]int{}
 	drain := func() {
 		mu.Lock()
 		defer mu.Unlock()
 		for {
-			item, h, takes, ok := b.pop()
+			d, h, ok := b.pop()
 			if !ok {
 				b.release()
 				return
 			}
-			if h != uint64(item) || takes != ^uint64(item) {
-				t.Errorf("item %d came with hash %d and takes %d", item, h, takes)
+			if h != uint64(d.item) || d.takes != ^uint64(d.item) {
+				t.Errorf("item %d came with hash %d and takes %d", d.item, h, d.takes)
 			}
-			seen[item]++
+			seen[d.item]++
 		}
 	}
 	const producers, each = 8, 5000
@@ -146,7 +146,7 @@ func TestInboxConcurrentPushes(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				item := p*each + i
-				for !b.push(item, uint64(item), ^uint64(item)) {
+				for !b.push(doneCall[int]{item, ^uint64(item)}, uint64(item)) {
 					drain() // full: what Done does, take the lock
 				}
 				if i%64 == 0 {
@@ -174,38 +174,38 @@ func TestInboxConcurrentPushes(t *testing.T) {
 func TestInboxReleasesCellsInBatches(t *testing.T) {
 	var b inbox[int]
 	for i := range inboxSize {
-		if !b.push(i, 0, 0) {
+		if !b.push(i, 0) {
 			t.Fatalf("push %d of an empty inbox failed", i)
 		}
 	}
 	popAndRelease := func(n int) {
 		t.Helper()
 		for range n {
-			if _, _, _, ok := b.pop(); !ok {
+			if _, _, ok := b.pop(); !ok {
 				t.Fatal("pop of a filled cell failed")
 			}
 		}
 		b.release()
 	}
 	popAndRelease(releaseEvery - 1)
-	if b.push(-1, 0, 0) {
+	if b.push(-1, 0) {
 		t.Fatalf("push succeeded with %d cells popped and not released", releaseEvery-1)
 	}
 	popAndRelease(1)
 	for i := range releaseEvery {
-		if !b.push(i, 0, 0) {
+		if !b.push(i, 0) {
 			t.Fatalf("push %d failed after %d cells were released", i, releaseEvery)
 		}
 	}
-	if b.push(-1, 0, 0) {
+	if b.push(-1, 0) {
 		t.Fatal("push into a full inbox succeeded")
 	}
 	// A drain that empties the inbox hands every cell back.
-	for _, _, _, ok := b.pop(); ok; _, _, _, ok = b.pop() {
+	for _, _, ok := b.pop(); ok; _, _, ok = b.pop() {
 	}
 	b.release()
 	for i := range inboxSize {
-		if !b.push(i, 0, 0) {
+		if !b.push(i, 0) {
 			t.Fatalf("push %d failed after the inbox was drained", i)
 		}
 	}
