@@ -60,7 +60,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 				l.Info("Negative delay, adding the item now", "queue", q.name, "item", item, "delay", delay)
 			}
 		}
-		q.makeDirty(item, h)
+		q.makeDirty(item, h, q.state(item, h))
 		return
 	}
 	st := q.state(item, h)
@@ -120,7 +120,7 @@ func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
 		}
 		d := q.waiting.pop()
 		if q.isLive(&d) {
-			q.makeDirty(d.item, d.hash)
+			q.makeDirty(d.item, d.hash, q.state(d.item, d.hash))
 		}
 	}
 	return 0, false

@@ -84,9 +84,9 @@ func (q *Queue[T]) applyAdds() {
 			break
 		}
 		if early {
-			q.markDirty(item, h, q.items.upsert(h, item))
+			q.makeDirty(item, h, q.items.upsert(h, item))
 		} else {
-			q.makeDirty(item, h)
+			q.makeDirty(item, h, q.state(item, h))
 		}
 	}
 	q.adds.release()

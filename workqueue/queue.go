@@ -126,16 +126,13 @@ func (q *Queue[T]) Add(item T) {
 		return
 	}
 	q.sync() // the Adds in the inbox came first
-	q.makeDirty(item, h)
+	q.makeDirty(item, h, q.state(item, h))
 }
 
-// makeDirty marks item, whose hash is h, as needing processing; q.mu is
-// held.
-func (q *Queue[T]) makeDirty(item T, h uint64) { q.markDirty(item, h, q.state(item, h)) }
-
-// markDirty is makeDirty given item's state, as state returns it or with
-// the takes that matter to this call already recorded.
-func (q *Queue[T]) markDirty(item T, h uint64, st *itemState) {
+// makeDirty marks item, whose hash is h and whose state is st, as needing
+// processing; q.mu is held. st is what state returns, or the table's entry
+// when the takes that matter to the call are recorded already (applyAdds).
+func (q *Queue[T]) makeDirty(item T, h uint64, st *itemState) {
 	if st.flags&dirty != 0 {
 		return
 	}
