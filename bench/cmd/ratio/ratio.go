@@ -108,7 +108,7 @@ func summarise(all []series, resamples int, target float64) []string {
 		}
 		slices.Sort(meds)
 		line := fmt.Sprintf("%s\tprocesses %d\tmedian %.3f\t95%% %.3f–%.3f\trange %.3f–%.3f",
-			s.name, n, median(s.ratios), quantile(meds, 0.025), quantile(meds, 0.975),
+			s.name, n, median(slices.Clone(s.ratios)), quantile(meds, 0.025), quantile(meds, 0.975),
 			slices.Min(s.ratios), slices.Max(s.ratios))
 		if target > 0 {
 			above := 0
