@@ -134,11 +134,8 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
-// quantile returns the q-quantile of sorted, nearest rank; nil-safe for
-// an empty slice (0).
+// quantile returns the q-quantile of sorted, which is not empty, by
+// nearest rank.
 func quantile(sorted []float64, q float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
 	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
 }
