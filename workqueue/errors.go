@@ -10,4 +10,5 @@ var (
 	errNilClock       = errors.New("workqueue: WithClock(nil)")
 	errUnnamedMetrics = errors.New("workqueue: WithMetricsProvider needs WithName")
 	errNilLimiter     = errors.New("workqueue: NewRateLimiting with a nil RateLimiter")
+	errNilRateLimiter = errors.New("workqueue: NewSharedBucketLimiter with a nil *rate.Limiter")
 )

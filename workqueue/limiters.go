@@ -5,9 +5,6 @@ import (
 	"math"
 	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
-	"k8s.io/utils/clock"
 )
 
 // RateLimiter decides how long a failed item waits before it is retried.
@@ -144,49 +141,6 @@ func (l *FastSlowLimiter[T]) Forget(item T) { l.failures.forget(item) }
 
 // NumRequeues returns the failures recorded for item.
 func (l *FastSlowLimiter[T]) NumRequeues(item T) int { return l.failures.get(item) }
-
-// BucketLimiter limits retries of all items together with a token bucket
-// (golang.org/x/time/rate): each When takes one token and returns how long
-// until that token is available. It keeps no per-item state. Create one
-// with NewBucketLimiter.
-type BucketLimiter[T comparable] struct {
-	limiter *rate.Limiter
-	clock   clock.PassiveClock
-	epoch   time.Time
-}
-
-// NewBucketLimiter returns a bucket that refills at limit tokens per
-// second and holds at most burst tokens (a burst below 1 is raised to 1,
-// since a bucket that holds no token would never allow a retry). Only
-// WithClock applies from opts.
-func NewBucketLimiter[T comparable](limit rate.Limit, burst int, opts ...Option) *BucketLimiter[T] {
-	o := newOptions(opts)
-	return &BucketLimiter[T]{
-		limiter: rate.NewLimiter(limit, max(burst, 1)),
-		clock:   o.clock,
-		epoch:   o.clock.Now(),
-	}
-}
-
-// When takes a token and returns how long until it is available.
-func (l *BucketLimiter[T]) When(T) time.Duration {
-	// The bucket only needs elapsed time. Since on a time with a
-	// monotonic reading reads one clock where Now reads two, and clock
-	// reads are a good part of a retry's cost.
-	now := l.epoch.Add(l.clock.Since(l.epoch))
-	// AllowN takes a token when one is there, the usual case, and costs
-	// less than a reservation; a reservation takes the next token to come.
-	if l.limiter.AllowN(now, 1) {
-		return 0
-	}
-	return l.limiter.ReserveN(now, 1).DelayFrom(now)
-}
-
-// Forget does nothing: the bucket has no per-item state.
-func (l *BucketLimiter[T]) Forget(T) {}
-
-// NumRequeues returns 0: the bucket does not count per item.
-func (l *BucketLimiter[T]) NumRequeues(T) int { return 0 }
 
 // MaxOfLimiter combines limiters: an item waits as long as the slowest of
 // them says. Create one with NewMaxOfLimiter.
