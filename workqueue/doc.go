@@ -47,8 +47,11 @@
 // A RateLimiter says how long a failed item waits: ExponentialLimiter
 // (per item, base*2^failures up to a cap, exact at any failure count),
 // FastSlowLimiter (a few quick retries, then slow ones), BucketLimiter (one
-// golang.org/x/time/rate token bucket for all items) and MaxOfLimiter (the
-// longest of several). DefaultControllerRateLimiter is what controllers
+// token bucket for all items) and MaxOfLimiter (the longest of several).
+// A BucketLimiter returns the delays a golang.org/x/time/rate Limiter of
+// the same limit and burst would, computed in integer nanoseconds for a
+// third of its cost; NewSharedBucketLimiter draws from a *rate.Limiter
+// the caller shares or reconfigures instead. DefaultControllerRateLimiter is what controllers
 // expect: exponential from 5ms to 1000s, max-of a bucket of 10 retries per
 // second with bursts of 100. Like client-go's, the max-of takes a bucket
 // token on every retry, even when an item's backoff is longer; see

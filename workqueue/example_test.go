@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/time/rate"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/steadyctl/steady/workqueue"
@@ -101,4 +102,22 @@ func ExampleNewExponentialLimiter() {
 	// Output:
 	// [5ms 10ms 20ms 30ms 30ms]
 	// 5ms
+}
+
+// Two queues of different item types share one retry budget: a
+// rate.Limiter of one retry per second with bursts of 2. A fake clock
+// keeps the example's output fixed.
+func ExampleNewSharedBucketLimiter() {
+	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	budget := rate.NewLimiter(1, 2)
+	names := workqueue.NewSharedBucketLimiter[string](budget, workqueue.WithClock(clock))
+	numbers := workqueue.NewSharedBucketLimiter[int](budget, workqueue.WithClock(clock))
+
+	fmt.Println(names.When("default/web"), numbers.When(7), names.When("default/db"))
+	clock.Step(2 * time.Second)       // one second repays the borrowed token, one refills a token
+	budget.SetLimitAt(clock.Now(), 2) // double the budget for both
+	fmt.Println(numbers.When(8), numbers.When(9))
+	// Output:
+	// 0s 0s 1s
+	// 0s 500ms
 }
