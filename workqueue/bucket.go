@@ -21,8 +21,8 @@ import (
 // checks on random schedules. It computes them itself: a retry is the hot
 // path of a failing controller, and the bucket is one clock read and a few
 // integer operations under a lock where rate.Limiter adds floating point,
-// time.Time arithmetic and a Reservation, which more than doubled the
-// bucket's cost per retry.
+// time.Time arithmetic and a Reservation, which took about three times as
+// long per retry in the bench module.
 //
 // The bucket is kept as the time it last was, or will next be, empty:
 // each token moves that time one refill interval later, and a token is

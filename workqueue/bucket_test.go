@@ -12,6 +12,36 @@ import (
 	"golang.org/x/time/rate"
 )
 
+func TestBucketLimiter(t *testing.T) {
+	clock := newFakeClock()
+	l := NewBucketLimiter[string](1, 2, WithClock(clock)) // 1 token/s, burst 2
+	for i, want := range []time.Duration{0, 0, time.Second, 2 * time.Second} {
+		if got := l.When("any"); got != want {
+			t.Fatalf("call %d: When = %v, want %v", i+1, got, want)
+		}
+	}
+	clock.Step(10 * time.Second) // refills to the burst, not beyond
+	for i, want := range []time.Duration{0, 0, time.Second} {
+		if got := l.When("other"); got != want {
+			t.Fatalf("after refill, call %d: When = %v, want %v", i+1, got, want)
+		}
+	}
+	l.Forget("any")
+	if got := l.NumRequeues("any"); got != 0 {
+		t.Fatalf("NumRequeues = %d, want 0", got)
+	}
+}
+
+func TestBucketLimiterBurstBelowOne(t *testing.T) {
+	l := NewBucketLimiter[string](1, 0, WithClock(newFakeClock()))
+	if got := l.When("a"); got != 0 {
+		t.Fatalf("When = %v, want 0: burst 0 is raised to 1", got)
+	}
+	if got := l.When("a"); got != time.Second {
+		t.Fatalf("When = %v, want 1s", got)
+	}
+}
+
 // The bucket must say what golang.org/x/time/rate says for the same limit
 // and burst, on random schedules of bursts, waits and idle spells: the
 // same delay, up to what rate's float64 arithmetic can be off by (a

@@ -107,36 +107,6 @@ func TestFastSlowLimiter(t *testing.T) {
 	}
 }
 
-func TestBucketLimiter(t *testing.T) {
-	clock := newFakeClock()
-	l := NewBucketLimiter[string](1, 2, WithClock(clock)) // 1 token/s, burst 2
-	for i, want := range []time.Duration{0, 0, time.Second, 2 * time.Second} {
-		if got := l.When("any"); got != want {
-			t.Fatalf("call %d: When = %v, want %v", i+1, got, want)
-		}
-	}
-	clock.Step(10 * time.Second) // refills to the burst, not beyond
-	for i, want := range []time.Duration{0, 0, time.Second} {
-		if got := l.When("other"); got != want {
-			t.Fatalf("after refill, call %d: When = %v, want %v", i+1, got, want)
-		}
-	}
-	l.Forget("any")
-	if got := l.NumRequeues("any"); got != 0 {
-		t.Fatalf("NumRequeues = %d, want 0", got)
-	}
-}
-
-func TestBucketLimiterBurstBelowOne(t *testing.T) {
-	l := NewBucketLimiter[string](1, 0, WithClock(newFakeClock()))
-	if got := l.When("a"); got != 0 {
-		t.Fatalf("When = %v, want 0: burst 0 is raised to 1", got)
-	}
-	if got := l.When("a"); got != time.Second {
-		t.Fatalf("When = %v, want 1s", got)
-	}
-}
-
 func TestMaxOfLimiter(t *testing.T) {
 	clock := newFakeClock()
 	bucket := NewBucketLimiter[string](1, 1, WithClock(clock))

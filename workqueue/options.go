@@ -42,8 +42,9 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 
 // WithClock sets the clock the queue reads and sets timers on (default
 // the real clock). Tests pass a k8s.io/utils/clock/testing.FakeClock to
-// step through delays instead of sleeping. For NewBucketLimiter and
-// DefaultControllerRateLimiter it is the clock the token bucket refills by.
+// step through delays instead of sleeping. For NewBucketLimiter,
+// NewSharedBucketLimiter and DefaultControllerRateLimiter it is the clock
+// the token bucket refills by.
 func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = c } }
 
 // WithLogger sets where the queue reports misuse, such as Done for an
