@@ -25,8 +25,8 @@ import (
 // long per retry in the bench module.
 //
 // The bucket is kept as the time it last was, or will next be, empty:
-// each token moves that time one refill interval later, and a token is
-// there now if it lies no later than now. Times are in nanoseconds with a
+// each When moves that time one refill interval later, and waits until
+// it, or not at all if it is not after now. Times are in nanoseconds with a
 // 64-bit binary fraction, so buckets that refill faster than once per
 // nanosecond count exactly too. The bucket holds at most 292 years of
 // refill (a larger burst at a slow rate is cut to that), and a delay

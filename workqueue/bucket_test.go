@@ -224,3 +224,27 @@ func TestBucketLimiterZeroValue(t *testing.T) {
 		}
 	}
 }
+
+func TestNanosArithmetic(t *testing.T) {
+	half := nanos{1, 1 << 63} // 1.5ns
+	for _, tc := range []struct {
+		name      string
+		got, want nanos
+	}{
+		{"plus carries the fraction", half.plus(half), nanos{3, 0}},
+		{"plus saturates", nanos{math.MaxInt64 - 1, 1 << 63}.plus(half), maxNanos},
+		{"minus borrows", nanos{3, 0}.minus(half), half},
+		{"minus of maxNanos from zero", nanos{}.minus(maxNanos), nanos{math.MinInt64, 1}},
+		{"times carries the fraction", half.times(3), nanos{4, 1 << 63}},
+		{"times saturates", half.times(math.MaxInt64), maxNanos},
+		{"later", half.later(nanos{1, 1<<63 + 1}), nanos{1, 1<<63 + 1}},
+		{"per token, 1/s", nanosPerToken(1), nanos{1e9, 0}},
+		{"per token, 4e9/s", nanosPerToken(4e9), nanos{0, 1 << 62}},
+		{"per token, too slow", nanosPerToken(1e-10), maxNanos},
+		{"per token, rate.Inf", nanosPerToken(rate.Inf), nanos{}},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.name, tc.got, tc.want)
+		}
+	}
+}

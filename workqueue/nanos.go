@@ -19,20 +19,16 @@ type nanos struct {
 var maxNanos = nanos{math.MaxInt64, math.MaxUint64}
 
 // nanosPerToken returns 1/limit seconds for a positive limit: zero for
-// rate.Inf, maxNanos for a limit that slow. The fraction is rounded up,
-// so that rounding never hands out a token early.
+// rate.Inf, maxNanos for a limit that slow. It starts from 1e9/limit in
+// float64, as exact as rate.Limiter's own arithmetic; splitting that into
+// whole nanoseconds and a fraction loses nothing.
 func nanosPerToken(limit rate.Limit) nanos {
 	s := 1e9 / float64(limit)
 	if s >= math.MaxInt64 {
 		return maxNanos
 	}
 	whole := math.Floor(s)
-	frac := math.Ceil((s - whole) * (1 << 64))
-	if frac >= 1<<64 {
-		// Only an s with a fraction gets here, so s < 2^52 and whole+1 fits.
-		return nanos{int64(whole) + 1, 0}
-	}
-	return nanos{int64(whole), uint64(frac)}
+	return nanos{int64(whole), uint64((s - whole) * (1 << 64))}
 }
 
 // plus returns a+b, saturating at maxNanos. b must not be negative.
