@@ -50,12 +50,12 @@
 // token bucket for all items) and MaxOfLimiter (the longest of several).
 // A BucketLimiter returns the delays a golang.org/x/time/rate Limiter of
 // the same limit and burst would, computed in integer nanoseconds in
-// about a third of the time; NewSharedBucketLimiter draws from a *rate.Limiter
-// the caller shares or reconfigures instead. DefaultControllerRateLimiter is what controllers
-// expect: exponential from 5ms to 1000s, max-of a bucket of 10 retries per
-// second with bursts of 100. Like client-go's, the max-of takes a bucket
-// token on every retry, even when an item's backoff is longer; see
-// MaxOfLimiter for why.
+// about a third of the time; NewSharedBucketLimiter draws from a
+// *rate.Limiter the caller shares or reconfigures instead.
+// DefaultControllerRateLimiter is what controllers expect: exponential
+// from 5ms to 1000s, max-of a bucket of 10 retries per second with bursts
+// of 100. Like client-go's, the max-of takes a bucket token on every
+// retry, even when an item's backoff is longer; see MaxOfLimiter for why.
 //
 // # Misuse
 //
