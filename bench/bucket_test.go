@@ -11,7 +11,9 @@ import (
 )
 
 // bucketLimiter is what both implementations' token buckets offer.
-type bucketLimiter interface{ When(item string) time.Duration }
+type bucketLimiter interface {
+	When(item string) time.Duration
+}
 
 // BenchmarkBucketLimiter measures one When of the overall token bucket,
 // in one goroutine, with the rate-limited row's bucket, which never runs
