@@ -20,11 +20,8 @@ type bucketLimiter interface {
 // dry: steady's own bucket against client-go's TypedBucketRateLimiter over
 // a rate.Limiter.
 func BenchmarkBucketLimiter(b *testing.B) {
-	benchBucket(b, map[string]func() bucketLimiter{
-		"steady": func() bucketLimiter {
-			return workqueue.NewBucketLimiter[string](benchBucketRate, benchBucketBurst)
-		},
-		"client-go": newClientGoBucket,
+	benchBucket(b, func() bucketLimiter {
+		return workqueue.NewBucketLimiter[string](benchBucketRate, benchBucketBurst)
 	})
 }
 
@@ -32,22 +29,25 @@ func BenchmarkBucketLimiter(b *testing.B) {
 // drawing from a caller's rate.Limiter (NewSharedBucketLimiter), as
 // client-go always does.
 func BenchmarkSharedBucketLimiter(b *testing.B) {
-	benchBucket(b, map[string]func() bucketLimiter{
-		"steady": func() bucketLimiter {
-			return workqueue.NewSharedBucketLimiter[string](rate.NewLimiter(benchBucketRate, benchBucketBurst))
-		},
-		"client-go": newClientGoBucket,
+	benchBucket(b, func() bucketLimiter {
+		return workqueue.NewSharedBucketLimiter[string](rate.NewLimiter(benchBucketRate, benchBucketBurst))
 	})
 }
 
-func newClientGoBucket() bucketLimiter {
-	return &cgworkqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(benchBucketRate, benchBucketBurst)}
-}
-
-func benchBucket(b *testing.B, impls map[string]func() bucketLimiter) {
-	for _, name := range []string{"steady", "client-go"} {
-		b.Run("impl="+name, func(b *testing.B) {
-			l := impls[name]()
+// benchBucket runs the bucket steady builds against client-go's.
+func benchBucket(b *testing.B, steady func() bucketLimiter) {
+	impls := []struct {
+		name string
+		new  func() bucketLimiter
+	}{
+		{"steady", steady},
+		{"client-go", func() bucketLimiter {
+			return &cgworkqueue.TypedBucketRateLimiter[string]{Limiter: rate.NewLimiter(benchBucketRate, benchBucketBurst)}
+		}},
+	}
+	for _, impl := range impls {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			l := impl.new()
 			b.ReportAllocs()
 			for b.Loop() {
 				if l.When("namespace-1/object-1") != 0 {

@@ -31,6 +31,8 @@ import (
 // nanosecond count exactly too. The bucket holds at most 292 years of
 // refill (a larger burst at a slow rate is cut to that), and a delay
 // longer than that is rate.InfDuration, as from rate.Limiter.
+//
+// The zero value limits nothing: every When returns 0.
 type BucketLimiter[T comparable] struct {
 	clock clock.PassiveClock
 	epoch time.Time
