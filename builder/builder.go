@@ -130,7 +130,7 @@ func (b *Builder) build(r reconcile.Reconciler) (*controller.Controller, error) 
 		ins  []Input
 	}{{"For", forRole, []Input{b.forIn}}, {"Owns", ownsRole, b.owns}, {"Watches", watchesRole, b.watches}} {
 		for _, in := range g.ins {
-			src, err := in.source(f, b.mgr.Namespace(), g.role, primary.GroupKind(), b.filters)
+			src, err := in.source(f, "", g.role, primary.GroupKind(), b.filters)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", g.what, err)
 			}

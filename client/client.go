@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,10 +27,15 @@ type Client[T informer.Object] struct {
 	resource   schema.GroupResource
 	namespaced bool
 	newObj     func() T
+	wait       time.Duration // the factory's sync timeout
+	started    func() bool   // whether the factory runs its informers
 }
 
 // For returns a Client for T over the factory's shared informer of T in
-// namespace ("" for all namespaces, or for cluster-scoped kinds). The
+// namespace: "" for the factory's namespace (all namespaces when it is not
+// restricted, see informer.WithNamespace) and for cluster-scoped kinds;
+// another namespace than a restricted factory's is an error;
+// informer.AllNamespaces asks for a cluster-wide cache explicitly. The
 // informer runs with the factory.
 func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], error) {
 	gvk, err := informer.KindOf[T](f.Scheme())
@@ -56,6 +62,8 @@ func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], 
 		resource:   mapping.Resource.GroupResource(),
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		newObj:     func() T { return reflect.New(elem).Interface().(T) },
+		wait:       f.SyncTimeout(),
+		started:    f.Started,
 	}, nil
 }
 
@@ -64,14 +72,41 @@ func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], 
 func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
 
 // Get returns the cached object namespace/name (namespace "" for
-// cluster-scoped kinds), or a NotFound API error (apierrors.IsNotFound). The
-// object is shared with every other reader: copy it before changing it.
+// cluster-scoped kinds), or a NotFound API error (apierrors.IsNotFound). It
+// waits for the cache's first list first (see the package documentation),
+// so NotFound always means the object does not exist as of the cache's
+// resourceVersion. The object is shared with every other reader: copy it
+// before changing it.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
+	var zero T
+	if err := c.readable(ctx, namespace); err != nil {
+		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
+	}
 	if obj, ok := c.inf.Cache().Get(namespace, name); ok {
 		return obj, nil
 	}
-	var zero T
 	return zero, apierrors.NewNotFound(c.resource, name)
+}
+
+// readable returns an error if the cache cannot answer for namespace ("" for
+// all namespaces): because it holds another namespace only, or because its
+// first list is not complete after waiting for it, at most the factory's
+// sync timeout.
+func (c *Client[T]) readable(ctx context.Context, namespace string) error {
+	if ns := c.inf.Namespace(); ns != "" && namespace != ns {
+		return fmt.Errorf("the cache holds namespace %q only (informer %s)", ns, c.inf.Name())
+	}
+	if c.inf.HasSynced() {
+		return nil
+	}
+	if !c.started() {
+		// As controller-runtime's cache does: waiting would only delay
+		// the same answer by the whole timeout.
+		return fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", c.inf.Name(), informer.ErrNotSynced)
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, c.wait, fmt.Errorf("cache sync timeout %s", c.wait))
+	defer cancel()
+	return c.inf.WaitForSync(ctx)
 }
 
 // Create creates obj and returns the object the server stored.

@@ -17,6 +17,27 @@
 //	d.Spec.Replicas = ptr.To[int32](3)
 //	d, err = deployments.Update(ctx, d)                  // to the API server
 //
+// # Reads never answer from an unfilled cache
+//
+// A cache that has not finished its first list would answer "not found"
+// for objects that exist. So Get and List first wait until the informer
+// they read has cached its first complete list — started on first use,
+// also after the manager started — bounded by the read's context and the
+// factory's sync timeout (manager.Options.CacheSyncTimeout). If the cache
+// cannot be filled, the read fails with an error wrapping
+// informer.ErrNotSynced that names the informer and the reason: at once
+// when the API server refuses the list for good (forbidden by RBAC, an
+// unknown kind), or when the wait runs out. Such an error is never a
+// NotFound: apierrors.IsNotFound is true only for objects that are absent
+// from a synced cache. A reconciler that reads kinds its controller does
+// not watch (a Secret next to each primary object, say) therefore sees
+// them from its first reconcile on.
+//
+// A client's cache is scoped to a namespace: the factory's (the manager's
+// Options.Namespace) when asked for "", which is the rule for every cache
+// of a namespaced manager. Reads of another namespace are errors, not
+// empty answers.
+//
 // A Client works for any typed kind in the factory's scheme, custom
 // resources with Go types included. For kinds without Go types, use the
 // dynamic client with informer.ForUnstructured.

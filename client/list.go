@@ -36,11 +36,19 @@ func MatchingIndex(name, value string) ListOption {
 }
 
 // List returns the cached objects the options select, in no particular
-// order. The objects are shared: copy one before changing it.
+// order, after waiting for the cache's first list (as Get does). The
+// objects are shared: copy one before changing it.
 func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	var o listOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	ns := o.namespace
+	if ns == "" {
+		ns = c.inf.Namespace() // every namespace the cache holds
+	}
+	if err := c.readable(ctx, ns); err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
 	cache := c.inf.Cache()
 	var objs []T

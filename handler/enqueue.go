@@ -105,7 +105,9 @@ func (o ownerOptions) matches(ref metav1.OwnerReference, owner schema.GroupKind)
 
 // EnqueueFunc requests a reconcile of whatever fn returns for the event's
 // object (for updates, for both the old and the new object). fn is not
-// called for a missing object.
+// called for a missing object. If fn looks up other objects, read them
+// through package client, whose reads wait until that kind's cache is
+// filled; a Cache read directly may miss objects not yet listed.
 func EnqueueFunc[T event.Object](fn func(ctx context.Context, obj T) []reconcile.Request) EventHandler[T] {
 	add := func(ctx context.Context, obj T, q Queue) {
 		if event.IsNil(obj) {

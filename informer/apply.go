@@ -53,6 +53,7 @@ func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
 	}
 	if b.InitialList {
 		inf.initialApplied = true
+		inf.sync.setSynced()
 		for l := range inf.listeners {
 			l.markSynced()
 		}

@@ -46,12 +46,18 @@ type Cache[T Object] struct {
 	mu       sync.RWMutex
 	items    map[string]T
 	indexes  map[string]*index[T]
-	syncedRV string // the resourceVersion the contents reflect
+	syncedRV string // the resourceVersion the contents reflect, when filled through Indexer
+	// rv, when set, owns the answer instead: an informer's FIFO knows which
+	// deltas and bookmarks have been applied.
+	rv func() string
 }
 
 // LastSyncResourceVersion returns the resourceVersion the cache reflects:
 // every change up to it, and none after it, has been applied.
 func (c *Cache[T]) LastSyncResourceVersion() string {
+	if c.rv != nil {
+		return c.rv()
+	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.syncedRV

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
@@ -30,6 +33,10 @@ import (
 // (Unstructured) and metadata-only informers through the metadata client.
 // Its informers drop managedFields unless told otherwise
 // (SetKeepManagedFields).
+//
+// A factory made WithNamespace caches namespaced kinds in that namespace
+// only: asking for namespace "" means that namespace, asking for another is
+// an error, and AllNamespaces asks for a cluster-wide cache explicitly.
 type Factory struct {
 	cfg    *rest.Config
 	scheme *runtime.Scheme
@@ -38,6 +45,7 @@ type Factory struct {
 	dyn    dynamic.Interface
 	meta   metadata.Interface
 	log    logr.Logger
+	o      factoryOptions
 
 	mu        sync.Mutex
 	informers map[factoryKey]runner
@@ -45,6 +53,35 @@ type Factory struct {
 	keepMF    bool            // SetKeepManagedFields
 	runCtx    context.Context // set by Start
 	wg        sync.WaitGroup
+}
+
+// AllNamespaces, passed as the namespace to For, ForUnstructured or
+// ForMetadata, asks for a cache of a namespaced kind across every
+// namespace, also from a factory restricted WithNamespace. It is not a
+// valid namespace name, so it cannot collide with one.
+const AllNamespaces = "*"
+
+// FactoryOption configures a Factory.
+type FactoryOption func(*factoryOptions)
+
+type factoryOptions struct {
+	namespace   string
+	syncTimeout time.Duration
+}
+
+// WithNamespace restricts the factory's caches of namespaced kinds to
+// namespace (see Factory). With namespace-scoped RBAC, the only watches
+// that can succeed are the ones in that namespace; a cluster-wide one would
+// be refused forever.
+func WithNamespace(namespace string) FactoryOption {
+	return func(o *factoryOptions) { o.namespace = namespace }
+}
+
+// WithSyncTimeout bounds how long a read through package client waits for
+// an informer's first list, whatever the read's context says (default two
+// minutes; the manager passes its CacheSyncTimeout).
+func WithSyncTimeout(d time.Duration) FactoryOption {
+	return func(o *factoryOptions) { o.syncTimeout = d }
 }
 
 // factoryKey identifies a shared informer.
@@ -60,7 +97,9 @@ type runner interface {
 	Run(ctx context.Context) error
 	HasSynced() bool
 	Name() string
+	SyncError() error
 	cached() int
+	scheduled()
 }
 
 // Selectors narrow what a factory informer lists and watches.
@@ -83,7 +122,22 @@ func (s Selectors) Validate() error {
 // NewFactory returns a factory for the cluster at cfg. scheme resolves typed
 // objects to their kinds (client-go's kubernetes/scheme.Scheme covers the
 // built-in ones).
-func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger) (*Factory, error) {
+func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger, opts ...FactoryOption) (*Factory, error) {
+	o := factoryOptions{syncTimeout: 2 * time.Minute}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	switch {
+	case o.namespace == AllNamespaces:
+		o.namespace = ""
+	case o.namespace != "":
+		if errs := validation.ValidateNamespaceName(o.namespace, false); len(errs) > 0 {
+			return nil, fmt.Errorf("informer factory: WithNamespace(%q): %s", o.namespace, strings.Join(errs, "; "))
+		}
+	}
+	if o.syncTimeout <= 0 {
+		return nil, fmt.Errorf("informer factory: WithSyncTimeout(%s): must be positive", o.syncTimeout)
+	}
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: discovery client: %w", err)
@@ -99,10 +153,18 @@ func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger) (*Fac
 	return &Factory{
 		cfg: cfg, scheme: scheme, codecs: serializerFor(scheme),
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
-		dyn:    dyn, meta: md, log: log,
+		dyn:    dyn, meta: md, log: log, o: o,
 		informers: make(map[factoryKey]runner),
 	}, nil
 }
+
+// Namespace returns the namespace the factory's caches of namespaced kinds
+// are restricted to, or "" when they are not.
+func (f *Factory) Namespace() string { return f.o.namespace }
+
+// SyncTimeout returns how long a read waits for an informer's first list at
+// most (see WithSyncTimeout).
+func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
 
 // For returns the shared informer of typed objects T in namespace ("" for
 // all namespaces or for cluster-scoped kinds).
@@ -113,7 +175,7 @@ func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], e
 	}
 	sel = f.selectors(gvk, sel)
 	return shared[T](f, factoryKey{gvk: gvk, form: "typed", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
-		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
+		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
 			return f.typedLW(gvk, gvr, namespace)
 		})
 }
@@ -123,7 +185,7 @@ func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], e
 func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*unstructured.Unstructured], error) {
 	sel = f.selectors(gvk, sel)
 	return shared[*unstructured.Unstructured](f, factoryKey{gvk: gvk, form: "unstructured", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
-		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
+		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
 			return reflector.FromDynamic(f.dyn, gvr, namespace, selectorOpts(sel)...), nil
 		})
 }
@@ -133,14 +195,22 @@ func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, 
 func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*metav1.PartialObjectMetadata], error) {
 	sel = f.selectors(gvk, sel)
 	return shared[*metav1.PartialObjectMetadata](f, factoryKey{gvk: gvk, form: "metadata", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
-		func(gvr schema.GroupVersionResource) (reflector.ListerWatcher, error) {
+		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
 			return reflector.FromMetadata(f.meta, gvr, namespace, selectorOpts(sel)...), nil
 		})
 }
 
 // shared returns the informer for key, creating it (and running it, if the
-// factory has started) on first use.
-func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersionResource) (reflector.ListerWatcher, error)) (*Informer[T], error) {
+// factory has started) on first use. key.namespace is the one asked for; it
+// is resolved against the kind's scope and the factory's namespace first.
+func shared[T Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
+	mapping, err := f.RESTMapping(key.gvk)
+	if err != nil {
+		return nil, fmt.Errorf("informer factory: %w", err)
+	}
+	if key.namespace, err = f.resolveNamespace(mapping, key.namespace); err != nil {
+		return nil, fmt.Errorf("informer factory: %w", err)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r, ok := f.informers[key]; ok {
@@ -153,11 +223,7 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersion
 	if err := (Selectors{Labels: key.labels, Fields: key.fields}).Validate(); err != nil {
 		return nil, fmt.Errorf("informer factory: %s: %w", key.gvk, err)
 	}
-	mapping, err := f.RESTMapping(key.gvk)
-	if err != nil {
-		return nil, fmt.Errorf("informer factory: %w", err)
-	}
-	lw, err := newLW(mapping.Resource)
+	lw, err := newLW(mapping.Resource, key.namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -167,11 +233,36 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(schema.GroupVersion
 	}
 	inf := New[T](&selectingLW{lw: lw, labels: key.labels, fields: key.fields}, WithName(name), WithLogger(f.log))
 	inf.dropManaged = !f.keepMF
+	inf.ns = key.namespace
 	f.informers[key] = inf
 	if f.runCtx != nil {
 		f.run(inf)
 	}
 	return inf, nil
+}
+
+// resolveNamespace returns the namespace an informer of mapping's kind
+// lists in, when asked for namespace: "" for cluster-scoped kinds, the
+// factory's namespace for "", and an error naming both namespaces for one
+// outside the factory's.
+func (f *Factory) resolveNamespace(mapping *meta.RESTMapping, namespace string) (string, error) {
+	kind := mapping.GroupVersionKind.Kind
+	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
+		if namespace != "" && namespace != AllNamespaces {
+			return "", fmt.Errorf("%s is cluster-scoped: ask for namespace \"\", not %q", kind, namespace)
+		}
+		return "", nil
+	}
+	switch {
+	case namespace == AllNamespaces:
+		return "", nil
+	case namespace == "":
+		return f.o.namespace, nil
+	case f.o.namespace != "" && namespace != f.o.namespace:
+		return "", fmt.Errorf("%s in namespace %q: the factory is restricted to namespace %q (manager.Options.Namespace); "+
+			"pass informer.AllNamespaces for a cluster-wide cache, or use a factory of its own", kind, namespace, f.o.namespace)
+	}
+	return namespace, nil
 }
 
 // Start runs every informer handed out so far, and every later one as it is
@@ -189,11 +280,20 @@ func (f *Factory) Start(ctx context.Context) {
 }
 
 func (f *Factory) run(inf runner) {
+	inf.scheduled()
 	f.wg.Go(func() {
 		if err := inf.Run(f.runCtx); err != nil {
 			f.log.Error(err, "informer stopped", "informer", inf.Name())
 		}
 	})
+}
+
+// Started reports whether Start has been called: only then do the
+// factory's informers run and fill their caches.
+func (f *Factory) Started() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.runCtx != nil
 }
 
 // Wait blocks until every running informer has stopped (after the Start
@@ -242,6 +342,9 @@ type Stats struct {
 	Name    string // e.g. "configmaps" or "deployments.apps/my-namespace"
 	Objects int    // objects in its cache
 	Synced  bool   // whether its initial list has been cached
+	// Err is why the informer has not synced yet, if its last attempt to
+	// list failed (a 403 from RBAC, say); nil once synced.
+	Err error
 }
 
 // Stats reports on every informer handed out so far, for metrics and
@@ -251,7 +354,7 @@ func (f *Factory) Stats() []Stats {
 	defer f.mu.Unlock()
 	out := make([]Stats, 0, len(f.informers))
 	for _, inf := range f.informers {
-		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced()})
+		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced(), Err: inf.SyncError()})
 	}
 	return out
 }

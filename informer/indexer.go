@@ -13,8 +13,10 @@ import (
 //
 //	pods := corev1listers.NewPodLister(podCache.Indexer())
 //
-// Reads through the view see exactly what the typed methods see. Its
-// mutating methods exist to satisfy the interface and change the cache
+// Reads through the view see exactly what the typed methods see, and like
+// them do not wait: a lister has no context to wait with. As with
+// client-go's listers, wait for the informer (WaitForSync, or a manager's
+// readiness) before trusting a lister's "not found". Its mutating methods exist to satisfy the interface and change the cache
 // directly; only use them in tests: the informer owns the cache.
 func (c *Cache[T]) Indexer() cache.Indexer { return indexerView[T]{c} }
 

@@ -19,6 +19,7 @@ import (
 // resource is meant to be shared by every controller that needs it.
 type Informer[T Object] struct {
 	name  string
+	ns    string // the namespace a factory informer lists in; "" for all
 	log   logr.Logger
 	lw    reflector.ListerWatcher
 	cache *Cache[T]
@@ -40,6 +41,7 @@ type Informer[T Object] struct {
 	refl           *reflector.Reflector[T]
 	notes          []change[T] // reused per batch
 	clock          clock.WithTicker
+	sync           *syncState
 }
 
 // change is one cache change a batch produced, to be fanned out.
@@ -60,17 +62,32 @@ func New[T Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
 		listeners: make(map[*listener[T]]time.Duration),
 		clock:     o.clock,
 		ropts:     o.reflectorOpts,
+		sync:      newSyncState(),
 	}
 	inf.fifo = deltafifo.New[T](inf.cache, deltafifo.WithLogger(inf.log))
+	inf.cache.rv = inf.fifo.LastStoreSyncResourceVersion
 	return inf
 }
 
 // Name returns the informer's name, used in logs and errors.
 func (inf *Informer[T]) Name() string { return inf.name }
 
+// Namespace returns the namespace a Factory's informer lists and watches
+// in, or "" when it covers every namespace (or its kind is cluster-scoped,
+// or it was made with New, which does not know).
+func (inf *Informer[T]) Namespace() string { return inf.ns }
+
 func (inf *Informer[T]) cached() int { return inf.cache.Len() }
 
-// Cache returns the informer's cache. Its objects are shared: do not modify them.
+// scheduled tells readers that Run is about to be called, so that a read
+// made between a factory's Start and the goroutine's first step waits for
+// the list instead of reporting an informer that is not running.
+func (inf *Informer[T]) scheduled() { inf.sync.setStarted() }
+
+// Cache returns the informer's cache. Its objects are shared: do not modify
+// them. Reading the cache directly does not wait for the first list: until
+// HasSynced (or WaitForSync returns nil), a missing object may simply not
+// have been listed yet. package client's reads wait.
 func (inf *Informer[T]) Cache() *Cache[T] { return inf.cache }
 
 // AddIndex adds a named index to the cache; see Cache.AddIndex.
@@ -129,17 +146,25 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 		return fmt.Errorf("informer %s: Run called twice", inf.name)
 	}
 	inf.started, inf.runCtx = true, ctx
+	inf.sync.setStarted()
+	user := inf.errHandler
 	ropts := append([]reflector.Option{reflector.WithName(inf.name), reflector.WithLogger(inf.log)}, inf.ropts...)
-	if inf.errHandler != nil {
-		ropts = append(ropts, reflector.WithWatchErrorHandler(inf.errHandler))
-	}
+	ropts = append(ropts, reflector.WithWatchErrorHandler(func(err error) {
+		inf.sync.setError(err)
+		if user != nil {
+			user(err)
+		}
+	}))
 	if fn := inf.transformFunc(); fn != nil {
 		ropts = append(ropts, reflector.WithTransform(fn))
 	}
 	refl, err := reflector.New[T](inf.lw, inf.fifo, ropts...)
 	if err != nil {
 		inf.mu.Unlock()
-		return fmt.Errorf("informer %s: %w", inf.name, err)
+		err = fmt.Errorf("informer %s: %w", inf.name, err)
+		inf.sync.setError(err)
+		inf.sync.stopped()
+		return err
 	}
 	inf.refl = refl
 	for l, period := range inf.listeners {
@@ -163,6 +188,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	wg.Wait()
 	inf.mu.Lock()
 	inf.stopped = true
+	inf.sync.stopped()
 	for l := range inf.listeners {
 		l.stop()
 	}
@@ -174,7 +200,10 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 // HasSynced reports whether the cache holds the first complete list.
 func (inf *Informer[T]) HasSynced() bool { return inf.fifo.HasSynced() }
 
-// LastSyncResourceVersion returns the resourceVersion the cache reflects.
+// LastSyncResourceVersion returns the resourceVersion the cache reflects:
+// every change (and watch bookmark) up to it has been applied to the cache
+// and queued to the handlers, and none after it. It is "" before the first
+// list.
 func (inf *Informer[T]) LastSyncResourceVersion() string {
 	return inf.cache.LastSyncResourceVersion()
 }

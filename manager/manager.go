@@ -73,7 +73,8 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	if log.GetSink() == nil {
 		log = logr.Discard()
 	}
-	f, err := informer.NewFactory(cfg, opts.Scheme, log)
+	f, err := informer.NewFactory(cfg, opts.Scheme, log,
+		informer.WithNamespace(opts.Namespace), informer.WithSyncTimeout(opts.CacheSyncTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
@@ -114,7 +115,8 @@ func (m *Manager) Config() *rest.Config { return m.cfg }
 // Scheme returns the scheme of the manager's typed kinds.
 func (m *Manager) Scheme() *runtime.Scheme { return m.opts.Scheme }
 
-// Namespace returns the namespace the caches are restricted to ("" for all).
+// Namespace returns the namespace the caches of namespaced kinds are
+// restricted to ("" for all); see Options.Namespace.
 func (m *Manager) Namespace() string { return m.opts.Namespace }
 
 // Logger returns the manager's logger.
@@ -190,7 +192,11 @@ func (m *Manager) cachesSynced() error {
 	}
 	var pending []string
 	for _, s := range m.factory.Stats() {
-		if !s.Synced {
+		switch {
+		case s.Synced:
+		case s.Err != nil:
+			pending = append(pending, fmt.Sprintf("%s (%v)", s.Name, s.Err))
+		default:
 			pending = append(pending, s.Name)
 		}
 	}

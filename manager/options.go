@@ -19,7 +19,13 @@ type Options struct {
 	// kubernetes/scheme.Scheme. Add custom resources' types to a scheme of
 	// your own that includes it.
 	Scheme *runtime.Scheme
-	// Namespace restricts every cache to one namespace; "" caches all.
+	// Namespace restricts every cache of a namespaced kind to one
+	// namespace; "" caches all. With it set, a client or informer asked
+	// for namespace "" gets this namespace, and one asked for another
+	// namespace is an error at construction naming both, never a silent
+	// cluster-wide watch (which namespace-scoped RBAC would refuse
+	// forever). Pass informer.AllNamespaces to ask for a cluster-wide
+	// cache explicitly. Cluster-scoped kinds are not affected.
 	Namespace string
 	// Selectors restricts the caches of some kinds to the objects that
 	// match, e.g. {Kind: "Secret"}: {Labels: "app=mine"}; the builder and
@@ -48,8 +54,9 @@ type Options struct {
 	// holds the Lease it names.
 	LeaderElection *LeaderElection
 
-	// CacheSyncTimeout bounds the wait for the caches at Start; default
-	// two minutes.
+	// CacheSyncTimeout bounds the wait for the caches at Start, and a
+	// client read's wait for a cache's first list (see package client);
+	// default two minutes.
 	CacheSyncTimeout time.Duration
 	// ShutdownTimeout bounds how long Start waits, after its context is
 	// done, for controllers to finish their reconciles; default 30 s.

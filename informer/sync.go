@@ -1,0 +1,117 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// syncState tracks an informer's way to its first complete list, for readers
+// that must not answer from an empty cache.
+type syncState struct {
+	mu      sync.Mutex
+	started bool
+	synced  bool
+	lastErr error         // the latest list/watch error before the first sync
+	changed chan struct{} // closed and replaced whenever one of the above changes
+}
+
+func newSyncState() *syncState { return &syncState{changed: make(chan struct{})} }
+
+// update applies fn to the state under its lock and wakes every waiter.
+func (s *syncState) update(fn func(*syncState)) {
+	s.mu.Lock()
+	fn(s)
+	close(s.changed)
+	s.changed = make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (s *syncState) setStarted() { s.update(func(s *syncState) { s.started = true }) }
+
+func (s *syncState) setSynced() {
+	s.update(func(s *syncState) { s.synced, s.lastErr = true, nil })
+}
+
+// setError records a list or watch error; once synced they no longer matter
+// to readers (the cache stays authoritative up to its resourceVersion).
+func (s *syncState) setError(err error) {
+	s.update(func(s *syncState) {
+		if !s.synced {
+			s.lastErr = err
+		}
+	})
+}
+
+// SyncError returns the error of the informer's latest failed attempt to
+// list, while it has not yet completed its first list; nil once it has, or
+// while no attempt has failed.
+func (inf *Informer[T]) SyncError() error {
+	inf.sync.mu.Lock()
+	defer inf.sync.mu.Unlock()
+	return inf.sync.lastErr
+}
+
+// WaitForSync waits until the informer's cache holds its first complete
+// list, so that reads from it are authoritative. It returns an error
+// wrapping ErrNotSynced when ctx ends first (saying whether the informer
+// was running at all), or at once when listing failed with an error the
+// API server will keep giving (forbidden by RBAC, unauthorized, unknown
+// resource, a bad selector). The error names the informer and the reason.
+// Transient errors (timeouts, a restarting server) are retried by the
+// informer and waited out. It may be called before Run, as client-go's
+// WaitForCacheSync is after "go informer.Run(ctx)".
+//
+// The error never wraps the API server's error itself, so a NotFound from
+// listing an unknown resource is not mistaken for a missing object by
+// apierrors.IsNotFound.
+func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
+	for {
+		inf.sync.mu.Lock()
+		started, synced, lastErr, changed := inf.sync.started, inf.sync.synced, inf.sync.lastErr, inf.sync.changed
+		inf.sync.mu.Unlock()
+		switch {
+		case synced:
+			return nil
+		case lastErr != nil && permanent(lastErr):
+			return fmt.Errorf("informer %s: %w: cannot list: %v", inf.name, ErrNotSynced, lastErr)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			if !started {
+				return fmt.Errorf("informer %s: %w: it is not running: %w", inf.name, ErrNotSynced, context.Cause(ctx))
+			}
+			if lastErr != nil {
+				return fmt.Errorf("informer %s: %w (last error: %v): %w", inf.name, ErrNotSynced, lastErr, context.Cause(ctx))
+			}
+			return fmt.Errorf("informer %s: %w: %w", inf.name, ErrNotSynced, context.Cause(ctx))
+		}
+	}
+}
+
+// permanent reports whether the API server will answer a list the same way
+// on every retry until someone changes the cluster (RBAC, a CRD) or the
+// request.
+func permanent(err error) bool {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return false
+	}
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) ||
+		apierrors.IsBadRequest(err) || apierrors.IsInvalid(err) || apierrors.IsMethodNotSupported(err) ||
+		apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err)
+}
+
+// stopped records that the informer no longer runs: if it never synced,
+// readers must not wait for it.
+func (s *syncState) stopped() {
+	s.update(func(s *syncState) {
+		if !s.synced {
+			s.started = false
+		}
+	})
+}
