@@ -1,9 +1,3 @@
-// Package reconcile defines the contract between a controller and the code
-// it runs: a Request names an object, a Reconciler brings the world in line
-// with it, and the Result and error say what should happen next.
-//
-// It sits below the handler and controller packages so both can speak of
-// requests; package controller re-exports these names.
 package reconcile
 
 import (
