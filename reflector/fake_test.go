@@ -54,7 +54,6 @@ type fakeLW struct {
 	lists   []call
 	watches []call
 	calls   chan call
-	stream  bool
 }
 
 func newFakeLW() *fakeLW { return &fakeLW{calls: make(chan call, 100)} }
