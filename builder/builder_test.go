@@ -13,26 +13,17 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
-	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
-	"github.com/steadyctl/steady/testenv"
 )
 
-var (
-	env *testenv.Environment
-	cs  kubernetes.Interface
-)
-
-func TestMain(m *testing.M) {
-	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // notInScheme is a Go type no scheme knows.
 type notInScheme struct{ corev1.ConfigMap }
@@ -43,7 +34,7 @@ var nop = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Res
 
 func newManager(t *testing.T, ns string) *manager.Manager {
 	t.Helper()
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,12 +91,7 @@ func (r recorder) expect(t *testing.T, name string) {
 
 func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	ctx := context.Background()
-	nsObj, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "builder-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := nsObj.Name
-	defer cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	ns, cs := testkit.Namespace(t, "builder-"), testkit.Clientset(t)
 
 	m := newManager(t, ns)
 	r := recorder{ch: make(chan reconcile.Request, 100)}
@@ -114,7 +100,7 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: strings.TrimSuffix(s.Name, "-secret")}}}
 	})
 	skipIgnored := predicate.NewFilter(func(o event.Object) bool { return o.GetLabels()["ignore"] != "true" })
-	err = builder.ControllerManagedBy(m).
+	err := builder.ControllerManagedBy(m).
 		For(builder.Kind(&appsv1.Deployment{})).
 		Owns(builder.Kind(&corev1.ConfigMap{})).
 		Watches(builder.Handle(&corev1.Secret{}, bySecretName)).

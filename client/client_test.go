@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -14,40 +15,27 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/internal/envmain"
-	"github.com/steadyctl/steady/testenv"
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-var (
-	env *testenv.Environment
-	cs  kubernetes.Interface
-)
-
-func TestMain(m *testing.M) {
-	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // setup returns a client for config maps in a fresh namespace, its cache
 // synced, running until the test ends.
 func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	t.Helper()
 	ctx := context.Background()
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "client-"}}, metav1.CreateOptions{})
+	ns := testkit.Namespace(t, "client-")
+	f, err := informer.NewFactory(testkit.Env(t).Config, scheme.Scheme, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
-	f, err := informer.NewFactory(env.Config, scheme.Scheme, logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.For[*corev1.ConfigMap](f, ns.Name)
+	c, err := client.For[*corev1.ConfigMap](f, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,26 +52,29 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	if err := f.WaitForCacheSync(syncCtx); err != nil {
 		t.Fatal(err)
 	}
-	return c, ns.Name
+	return c, ns
 }
 
 // cached waits until the cache holds name with a resourceVersion of at least
 // the write's, or (rv "") holds no name.
 func cached(t *testing.T, c *client.Client[*corev1.ConfigMap], ns, name, rv string) *corev1.ConfigMap {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		got, err := c.Get(context.Background(), ns, name)
+	var got *corev1.ConfigMap
+	testkit.Eventually(t, 20*time.Second, fmt.Sprintf("the cache to hold %s/%s at rv %q", ns, name, rv), func() error {
+		var err error
+		got, err = c.Get(context.Background(), ns, name)
 		switch {
 		case rv == "" && apierrors.IsNotFound(err):
+			got = nil
 			return nil
-		case err == nil && rv != "" && got.ResourceVersion == rv:
-			return got
+		case rv == "" && err == nil:
+			return fmt.Errorf("still cached at rv %s", got.ResourceVersion)
+		case err == nil && got.ResourceVersion != rv:
+			return fmt.Errorf("cached at rv %s", got.ResourceVersion)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("cache never reached %s/%s at rv %q", ns, name, rv)
-	return nil
+		return err
+	})
+	return got
 }
 
 func TestReadsFromCacheWritesToServer(t *testing.T) {
@@ -188,7 +179,7 @@ func TestNamespacedRetriesConflicts(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "counter", metav1.GetOptions{})
+	got, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Get(ctx, "counter", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

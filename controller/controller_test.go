@@ -3,17 +3,19 @@ package controller
 import (
 	"context"
 	"errors"
-	"github.com/go-logr/logr/funcr"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -105,13 +107,7 @@ func (h *harness) expectNoCall() {
 // step advances the fake clock once the queue has a timer waiting.
 func (h *harness) step(d time.Duration) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !h.clock.HasWaiters() {
-		if time.Now().After(deadline) {
-			h.t.Fatal("queue never waited on the clock")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(h.t, 10*time.Second, "the queue to wait on the clock", h.clock.HasWaiters)
 	h.clock.Step(d)
 }
 
@@ -119,13 +115,12 @@ func (h *harness) step(d time.Duration) {
 // call from inside Reconcile, before the controller has handled the outcome.
 func (h *harness) requeues(n int, what string) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for h.c.queue.NumRequeues(req("a")) != n {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("%s: NumRequeues = %d, want %d", what, h.c.queue.NumRequeues(req("a")), n)
+	testkit.Eventually(h.t, 10*time.Second, "the failure count ("+what+")", func() error {
+		if got := h.c.queue.NumRequeues(req("a")); got != n {
+			return fmt.Errorf("NumRequeues = %d, want %d", got, n)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func (h *harness) stop() {

@@ -20,30 +20,12 @@ import (
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reflector"
-	"github.com/steadyctl/steady/testenv"
 )
 
-var (
-	env *testenv.Environment
-	cs  *kubernetes.Clientset
-)
-
-func TestMain(m *testing.M) {
-	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
-}
-
-func namespace(t *testing.T) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "ctrl-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // run starts the informers and the controller, and stops them all (waiting
 // for their goroutines) when the test ends.
@@ -59,17 +41,6 @@ func run(t *testing.T, c *controller.Controller, informers ...func(context.Conte
 		})
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
-}
-
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func deployment(name string) *appsv1.Deployment {
@@ -90,7 +61,7 @@ func deployment(name string) *appsv1.Deployment {
 
 // statusWriter reconciles a Deployment by writing its status every time,
 // the pattern that loops without a predicate.
-func statusWriter(ns string, count *atomic.Int32) controller.Reconciler {
+func statusWriter(cs kubernetes.Interface, ns string, count *atomic.Int32) controller.Reconciler {
 	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
 		n := count.Add(1)
 		_, err := controller.UpdateStatus(ctx, cs.AppsV1().Deployments(ns), req.Name, func(d *appsv1.Deployment) error {
@@ -118,10 +89,10 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 		{"without a predicate", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := namespace(t)
+			ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 			var count atomic.Int32
 			inf := informer.New[*appsv1.Deployment](reflector.FromClient(cs.AppsV1().Deployments(ns)), informer.WithName("deployments"))
-			c, err := controller.New("status-"+ns, statusWriter(ns, &count))
+			c, err := controller.New("status-"+ns, statusWriter(cs, ns, &count))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +104,7 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "first reconcile", func() bool { return count.Load() >= 1 })
+			testkit.Eventually(t, 30*time.Second, "first reconcile", func() bool { return count.Load() >= 1 })
 			// A spec change must reconcile again in both cases.
 			_, err = controller.Update(context.Background(), cs.AppsV1().Deployments(ns), d.Name, func(d *appsv1.Deployment) error {
 				d.Spec.Template.Spec.Containers[0].Image = "example.invalid/app:2"
@@ -143,10 +114,10 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.wantLoops {
-				eventually(t, "the status-write loop to show", func() bool { return count.Load() >= 20 })
+				testkit.Eventually(t, 30*time.Second, "the status-write loop to show", func() bool { return count.Load() >= 20 })
 				return
 			}
-			eventually(t, "the spec change to be reconciled", func() bool {
+			testkit.Eventually(t, 30*time.Second, "the spec change to be reconciled", func() bool {
 				cur, err := cs.AppsV1().Deployments(ns).Get(context.Background(), d.Name, metav1.GetOptions{})
 				return err == nil && cur.Status.ObservedGeneration == cur.Generation && cur.Generation == 2
 			})
@@ -160,7 +131,7 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 }
 
 func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	reconciled := make(chan string, 100)
 	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
 		reconciled <- req.String()
@@ -195,7 +166,7 @@ func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
 // generation when deletion starts, and that GenerationChanged lets that
 // update through either way.
 func TestFinalizerDeletionReachesReconciler(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	const finalizer = "steady.dev/cleanup"
 	ctx := context.Background()
 	cleaned := make(chan string, 10)
@@ -235,7 +206,7 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("deletion of a finalized ConfigMap never reached the reconciler under GenerationChanged")
 	}
-	eventually(t, "the ConfigMap to disappear", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the ConfigMap to disappear", func() bool {
 		_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, cm.Name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -245,7 +216,7 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 // metadata.generation when it sets deletionTimestamp on an object held by a
 // finalizer: it bumps it for kinds that track generation, and leaves 0 alone.
 func TestDeletionGenerationBehaviour(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	ctx := context.Background()
 	const finalizer = "steady.dev/hold"
 	d := deployment("held")
@@ -279,7 +250,7 @@ func TestDeletionGenerationBehaviour(t *testing.T) {
 }
 
 func TestNoKeyIsReconciledConcurrently(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	var mu sync.Mutex
 	inFlight := map[string]bool{}
 	var overlaps, maxParallel, parallel atomic.Int32
@@ -328,7 +299,7 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	eventually(t, "reconciles to drain", func() bool { return total.Load() >= 16 && parallel.Load() == 0 })
+	testkit.Eventually(t, 30*time.Second, "reconciles to drain", func() bool { return total.Load() >= 16 && parallel.Load() == 0 })
 	if n := overlaps.Load(); n != 0 {
 		t.Fatalf("%d reconciles overlapped with another of the same key", n)
 	}
@@ -338,7 +309,7 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 }
 
 func TestRacingWritersLoseNoUpdate(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	ctx := context.Background()
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "counter"},
 		Data: map[string]string{"n": "0"}}, metav1.CreateOptions{}); err != nil {

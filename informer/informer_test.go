@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 // scriptLW serves scripted lists in order; every Watch gets a fresh fake
@@ -78,18 +80,6 @@ func runInformer(t *testing.T, inf *Informer[*corev1.ConfigMap]) (stop func()) {
 	}
 }
 
-// waitFor polls cond; the informer's work is asynchronous by design.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func has(r *recorder, event string) func() bool {
 	return func() bool {
 		for _, e := range r.seen() {
@@ -112,14 +102,14 @@ func TestInitialListThenEventsInOrder(t *testing.T) {
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
-	waitFor(t, "handler sync", reg.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "handler sync", reg.HasSynced)
 	if !inf.HasSynced() {
 		t.Fatal("handler synced before the informer")
 	}
 	w.Modify(cmv("a", "11"))
 	w.Delete(cmv("b", "12"))
 	w.Add(cmv("c", "13"))
-	waitFor(t, "add of c", has(rec, "add c 13 false"))
+	testkit.Eventually(t, 10*time.Second, "add of c", has(rec, "add c 13 false"))
 	got := strings.Join(rec.seen(), "|")
 	// Initial adds may come in either order; everything after in watch order.
 	for _, want := range []string{"add a 1 true", "add b 2 true", "update a 1->11", "delete ns/b unknown=false"} {
@@ -151,10 +141,10 @@ func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
-	waitFor(t, "sync", reg.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "sync", reg.HasSynced)
 	w.Error(&apierrors.NewResourceExpired("too old").ErrStatus) // relist: b is gone
 	lw.nextWatch(t)
-	waitFor(t, "tombstone", func() bool { mu.Lock(); defer mu.Unlock(); return len(deletes) == 1 })
+	testkit.Eventually(t, 10*time.Second, "tombstone", func() bool { mu.Lock(); defer mu.Unlock(); return len(deletes) == 1 })
 	d := deletes[0]
 	if d.Key != "ns/b" || !d.FinalStateUnknown || d.Object == nil || d.Object.ResourceVersion != "2" {
 		t.Fatalf("tombstone: %+v", d)
@@ -170,22 +160,22 @@ func TestLateAndRemovedHandlers(t *testing.T) {
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
-	waitFor(t, "informer sync", inf.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "informer sync", inf.HasSynced)
 
 	late := &recorder{}
 	reg, err := inf.AddHandler(late)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "late handler sync", reg.HasSynced)
-	waitFor(t, "synthetic add", has(late, "add a 1 true"))
+	testkit.Eventually(t, 10*time.Second, "late handler sync", reg.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "synthetic add", has(late, "add a 1 true"))
 
 	reg.Remove()
 	other := &recorder{}
 	otherReg, _ := inf.AddHandler(other)
-	waitFor(t, "other sync", otherReg.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "other sync", otherReg.HasSynced)
 	w.Modify(cmv("a", "2"))
-	waitFor(t, "other sees update", has(other, "update a 1->2"))
+	testkit.Eventually(t, 10*time.Second, "other sees update", has(other, "update a 1->2"))
 	if n := len(late.seen()); n != 1 {
 		t.Fatalf("removed handler got %d events: %v", n, late.seen())
 	}
@@ -203,12 +193,12 @@ func TestSlowHandlerDoesNotDelayOthers(t *testing.T) {
 	for i := range 1000 {
 		w.Add(cmv(fmt.Sprintf("o%d", i), fmt.Sprint(100+i)))
 	}
-	waitFor(t, "fast handler to see all 1000 while the other is stuck", func() bool { return len(fast.seen()) == 1000 })
+	testkit.Eventually(t, 10*time.Second, "fast handler to see all 1000 while the other is stuck", func() bool { return len(fast.seen()) == 1000 })
 	if n := len(stuck.seen()); n != 0 {
 		t.Fatalf("stuck handler progressed: %d", n)
 	}
 	close(stuck.gate) // let it drain so Run can stop
-	waitFor(t, "stuck handler to catch up", func() bool { return len(stuck.seen()) == 1000 })
+	testkit.Eventually(t, 10*time.Second, "stuck handler to catch up", func() bool { return len(stuck.seen()) == 1000 })
 	stop()
 }
 
@@ -226,9 +216,9 @@ func TestTransformAndPanickingHandler(t *testing.T) {
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
-	waitFor(t, "sync", reg.HasSynced)
+	testkit.Eventually(t, 10*time.Second, "sync", reg.HasSynced)
 	w.Add(cmv("b", "2"))
-	waitFor(t, "events after a panic elsewhere", has(good, "add b 2 false"))
+	testkit.Eventually(t, 10*time.Second, "events after a panic elsewhere", has(good, "add b 2 false"))
 	if a, _ := inf.Cache().Get("ns", "a"); a.ManagedFields != nil {
 		t.Fatal("transform not applied before caching")
 	}
@@ -260,10 +250,10 @@ func TestPerHandlerResync(t *testing.T) {
 	stop := runInformer(t, inf)
 	defer stop()
 	lw.nextWatch(t)
-	waitFor(t, "sync", func() bool { return regR.HasSynced() && regP.HasSynced() })
-	waitFor(t, "the resync ticker", clk.HasWaiters)
+	testkit.Eventually(t, 10*time.Second, "sync", func() bool { return regR.HasSynced() && regP.HasSynced() })
+	testkit.Eventually(t, 10*time.Second, "the resync ticker", clk.HasWaiters)
 	clk.Step(time.Minute)
-	waitFor(t, "a resync update", has(resynced, "update a 1->1"))
+	testkit.Eventually(t, 10*time.Second, "a resync update", has(resynced, "update a 1->1"))
 	if n := len(plain.seen()); n != 1 {
 		t.Fatalf("a handler without a resync period got %v", plain.seen())
 	}

@@ -22,14 +22,12 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
 	"github.com/steadyctl/steady/testenv"
 )
 
-var env *testenv.Environment
-
-func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 var widgets = schema.GroupVersionResource{Group: "test.steady.dev", Version: "v1", Resource: "widgets"}
 
@@ -58,15 +56,16 @@ func installCRD(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionReso
 	if _, err := dyn.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	poll(t, kind+" CRD served", 30*time.Second, func() bool {
+	testkit.Eventually(t, 30*time.Second, kind+" CRD served", func() error {
 		_, err := dyn.Resource(gvr).Namespace("default").List(context.Background(), metav1.ListOptions{})
-		return err == nil
+		return err
 	})
 }
 
 // A factory that has already read discovery still finds a kind whose CRD
 // was installed afterwards.
 func TestFactoryFindsKindsInstalledLater(t *testing.T) {
+	env := testkit.Env(t)
 	f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
 	if err != nil {
 		t.Fatal(err)
@@ -78,17 +77,6 @@ func TestFactoryFindsKindsInstalledLater(t *testing.T) {
 	installCRD(t, dynamic.NewForConfigOrDie(env.Config), gadgets, "Gadget")
 	if _, err := informer.ForUnstructured(f, gadgets.GroupVersion().WithKind("Gadget"), "default", informer.Selectors{}); err != nil {
 		t.Fatalf("a kind installed after discovery was cached: %v", err)
-	}
-}
-
-func poll(t *testing.T, what string, limit time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -125,14 +113,10 @@ func (v *view) equals(want map[string]string) bool {
 func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
+	env, cs := testkit.Env(t), testkit.Clientset(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
 	installWidgetCRD(t, dyn)
-	nsObj, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "churn-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns := nsObj.Name
+	ns := testkit.Namespace(t, "churn-")
 
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
 	wds := informer.New[*unstructured.Unstructured](reflector.FromDynamic(dyn, widgets, ns), informer.WithName("widgets"))
@@ -160,7 +144,7 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	churn(t, ctx, cs, dyn, ns)
+	churn(t, ctx, env, cs, dyn, ns)
 
 	want := func() (map[string]string, map[string]string) {
 		cmList, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
@@ -180,7 +164,7 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 		}
 		return a, b
 	}
-	poll(t, "handlers to match a consistent LIST", 60*time.Second, func() bool {
+	testkit.Eventually(t, 60*time.Second, "handlers to match a consistent LIST", func() bool {
 		wantCM, wantW := want()
 		return v1.equals(wantCM) && v2.equals(wantCM) && v3.equals(wantW) && len(wantCM) > 0
 	})
@@ -194,7 +178,7 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 
 // churn creates, updates and deletes 1,000 ConfigMaps and 100 Widgets from 8
 // writers, cutting every watch connection three times along the way.
-func churn(t *testing.T, ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, ns string) {
+func churn(t *testing.T, ctx context.Context, env *testenv.Environment, cs kubernetes.Interface, dyn dynamic.Interface, ns string) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -277,22 +261,19 @@ func retry(op func() error) error {
 
 func TestFactorySharesAndStartsInformers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	cs := kubernetes.NewForConfigOrDie(env.Config)
+	env, cs := testkit.Env(t), testkit.Clientset(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
 	installWidgetCRD(t, dyn)
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "factory-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns := testkit.Namespace(t, "factory-")
 	for _, name := range []string{"a", "b"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"pick": name}}}
-		if _, err := cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	wd := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "test.steady.dev/v1", "kind": "Widget",
 		"metadata": map[string]any{"name": "w"}}}
-	if _, err := dyn.Resource(widgets).Namespace(ns.Name).Create(ctx, wd, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(widgets).Namespace(ns).Create(ctx, wd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -300,22 +281,22 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typed, err := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
+	typed, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
-	onlyA, _ := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{Labels: "pick=a"})
+	again, _ := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
+	onlyA, _ := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{Labels: "pick=a"})
 	if typed != again || typed == onlyA {
 		t.Fatal("the factory must share an informer per kind, namespace and selectors, and only then")
 	}
 	f.Start(ctx)
 	// Handed out after Start: started at once.
-	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns.Name, informer.Selectors{})
+	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, informer.Selectors{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	crs, err := informer.ForUnstructured(f, schema.GroupVersionKind{Group: "test.steady.dev", Version: "v1", Kind: "Widget"}, ns.Name, informer.Selectors{})
+	crs, err := informer.ForUnstructured(f, schema.GroupVersionKind{Group: "test.steady.dev", Version: "v1", Kind: "Widget"}, ns, informer.Selectors{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +309,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 		t.Fatalf("cache sizes: typed %d, selected %d, metadata %d, widgets %d; want 2, 1, 2, 1",
 			typed.Cache().Len(), onlyA.Cache().Len(), meta.Cache().Len(), crs.Cache().Len())
 	}
-	if _, err := informer.For[*corev1.ConfigMap](informerFactoryWithoutCore(t), "", informer.Selectors{}); err == nil ||
+	if _, err := informer.For[*corev1.ConfigMap](informerFactoryWithoutCore(t, env), "", informer.Selectors{}); err == nil ||
 		!strings.Contains(err.Error(), "not in the scheme") {
 		t.Fatalf("a kind missing from the scheme: %v", err)
 	}
@@ -336,7 +317,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 	f.Wait()
 }
 
-func informerFactoryWithoutCore(t *testing.T) *informer.Factory {
+func informerFactoryWithoutCore(t *testing.T, env *testenv.Environment) *informer.Factory {
 	t.Helper()
 	f, err := informer.NewFactory(env.Config, runtime.NewScheme(), logr.Discard())
 	if err != nil {
@@ -350,12 +331,9 @@ func informerFactoryWithoutCore(t *testing.T) *informer.Factory {
 func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
-	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "managed-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	created, err := cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
+	env, cs := testkit.Env(t), testkit.Clientset(t)
+	ns := testkit.Namespace(t, "managed-")
+	created, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{"a": "b"}}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +346,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.SetKeepManagedFields(keep)
-		ti, err := informer.For[*corev1.ConfigMap](f, ns.Name, informer.Selectors{})
+		ti, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +357,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		mi, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns.Name, informer.Selectors{})
+		mi, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, informer.Selectors{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,8 +369,8 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 		if err := f.WaitForCacheSync(syncCtx); err != nil {
 			t.Fatal(err)
 		}
-		tc, ok1 := ti.Cache().Get(ns.Name, "c")
-		mc, ok2 := mi.Cache().Get(ns.Name, "c")
+		tc, ok1 := ti.Cache().Get(ns, "c")
+		mc, ok2 := mi.Cache().Get(ns, "c")
 		if !ok1 || !ok2 {
 			t.Fatalf("keep=%v: object not cached (typed %v, metadata %v)", keep, ok1, ok2)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 func cmv(name, rv string) *corev1.ConfigMap {
@@ -114,13 +116,7 @@ func TestListenerBarrierAndPanic(t *testing.T) {
 	l.enqueue("ns/boom", notification[*corev1.ConfigMap]{kind: kindAdd, obj: cmv("boom", "1"), initial: true})
 	l.enqueue("ns/fine", notification[*corev1.ConfigMap]{kind: kindAdd, obj: cmv("fine", "1"), initial: true})
 	l.markSynced()
-	deadline := time.Now().Add(10 * time.Second)
-	for !l.synced.Load() {
-		if time.Now().After(deadline) {
-			t.Fatal("listener never reached its sync barrier after a panicking event")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the listener's sync barrier after a panicking event", l.synced.Load)
 	l.stop()
 	<-l.done
 	logMu.Lock()

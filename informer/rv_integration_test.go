@@ -8,9 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -27,17 +27,8 @@ func atLeast(got, want string) bool {
 // informer has applied it, and on a resource that stays quiet it still
 // advances, through the watch's bookmarks.
 func TestLastSyncResourceVersionFollowsWritesAndBookmarks(t *testing.T) {
-	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
-	var nss [2]string
-	for i := range nss {
-		ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "rv-"}}, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}) })
-		nss[i] = ns.Name
-	}
+	ctx, cs := context.Background(), testkit.Clientset(t)
+	nss := [2]string{testkit.Namespace(t, "rv-"), testkit.Namespace(t, "rv-")}
 	// Short watches: the API server sends a bookmark two seconds before a
 	// watch's timeout, so a quiet watch reports progress every few seconds.
 	inf := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(nss[0])),
@@ -60,7 +51,7 @@ func TestLastSyncResourceVersionFollowsWritesAndBookmarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "the informer at the write's resourceVersion", 30*time.Second, func() bool {
+	testkit.Eventually(t, 30*time.Second, "the informer at the write's resourceVersion", func() bool {
 		return atLeast(inf.LastSyncResourceVersion(), written.ResourceVersion)
 	})
 	if _, ok := inf.Cache().Get(nss[0], "a"); !ok {
@@ -73,7 +64,7 @@ func TestLastSyncResourceVersionFollowsWritesAndBookmarks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poll(t, "a bookmark past the unseen write", 30*time.Second, func() bool {
+	testkit.Eventually(t, 30*time.Second, "a bookmark past the unseen write", func() bool {
 		return atLeast(inf.LastSyncResourceVersion(), elsewhere.ResourceVersion)
 	})
 	if n := inf.Cache().Len(); n != 1 {

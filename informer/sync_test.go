@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -104,13 +105,13 @@ func TestWaitForSyncFailsFastOnPermanentErrors(t *testing.T) {
 			if inf.SyncError() == nil {
 				t.Fatal("SyncError is nil after a failed list")
 			}
-			waitFor(t, "the user's error handler", func() bool { return seen.Load() > 0 })
+			testkit.Eventually(t, 10*time.Second, "the user's error handler", func() bool { return seen.Load() > 0 })
 			// The informer keeps trying, and a later success clears the error.
 			lw.ok.Store(true)
 			if err := inf.WaitForSync(context.Background()); err != nil && !strings.Contains(err.Error(), "cannot list") {
 				t.Fatal(err)
 			}
-			waitFor(t, "a sync once the list succeeds", inf.HasSynced)
+			testkit.Eventually(t, 10*time.Second, "a sync once the list succeeds", inf.HasSynced)
 			if err := inf.SyncError(); err != nil {
 				t.Fatalf("SyncError after the sync: %v", err)
 			}
@@ -123,7 +124,7 @@ func TestWaitForSyncWaitsOutTransientErrors(t *testing.T) {
 	lw := &failingLW{err: apierrors.NewServiceUnavailable("restarting")}
 	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), fastRetries())
 	defer runInformer(t, inf)()
-	waitFor(t, "a few failed lists", func() bool { return lw.lists.Load() >= 3 })
+	testkit.Eventually(t, 10*time.Second, "a few failed lists", func() bool { return lw.lists.Load() >= 3 })
 	done := make(chan error, 1)
 	go func() { done <- inf.WaitForSync(context.Background()) }()
 	select {
@@ -143,7 +144,7 @@ func TestWaitForSyncDeadlineNamesLastError(t *testing.T) {
 	lw := &failingLW{err: apierrors.NewServiceUnavailable("restarting")}
 	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), fastRetries())
 	defer runInformer(t, inf)()
-	waitFor(t, "a failed list", func() bool { return inf.SyncError() != nil })
+	testkit.Eventually(t, 10*time.Second, "a failed list", func() bool { return inf.SyncError() != nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	err := inf.WaitForSync(ctx)

@@ -20,15 +20,28 @@ import (
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/reconcile"
 )
 
-// crowded is a namespace with 400 Secrets of 64 KiB beside Secret "app" and
-// ConfigMap "trigger": listing the Secrets takes long enough that a
-// controller of ConfigMaps is ready well before a cache of Secrets would be.
-// It is made once per test binary, so -count=20 does not make it 20 times.
-var crowded = sync.OnceValues(func() (string, error) {
+// crowded returns a namespace with 400 Secrets of 64 KiB beside Secret
+// "app" and ConfigMap "trigger": listing the Secrets takes long enough that
+// a controller of ConfigMaps is ready well before a cache of Secrets would
+// be. It is made once per test binary, so -count=20 does not make it 20
+// times.
+func crowded(cs kubernetes.Interface) (string, error) {
+	crowdedOnce.Do(func() { crowdedNS, crowdedErr = makeCrowded(cs) })
+	return crowdedNS, crowdedErr
+}
+
+var (
+	crowdedOnce sync.Once
+	crowdedNS   string
+	crowdedErr  error
+)
+
+func makeCrowded(cs kubernetes.Interface) (string, error) {
 	ctx := context.Background()
 	ns, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "crowded-"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -61,20 +74,20 @@ var crowded = sync.OnceValues(func() (string, error) {
 	}
 	_, err = cs.CoreV1().ConfigMaps(ns.Name).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "trigger"}}, metav1.CreateOptions{})
 	return ns.Name, err
-})
+}
 
 // A reconciler that reads a kind its controller does not watch is never
 // told that an existing object is missing because that kind's cache has not
 // been filled yet: the read waits for the cache's first list. Run with
 // -count=20 to see it hold every time.
 func TestFirstReconcileReadsUnwatchedKindFromSyncedCache(t *testing.T) {
-	ns, err := crowded()
+	ns, err := crowded(testkit.Clientset(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, when := range []string{"before Start", "in the reconciler"} {
 		t.Run("client made "+when, func(t *testing.T) {
-			m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+			m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +137,7 @@ func TestFirstReconcileReadsUnwatchedKindFromSyncedCache(t *testing.T) {
 // restrict a manager to a namespace.
 func serviceAccount(t *testing.T, ns string, rules ...rbacv1.PolicyRule) *rest.Config {
 	t.Helper()
-	ctx := context.Background()
+	ctx, cs := context.Background(), testkit.Clientset(t)
 	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "operator"}, Rules: rules}
 	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -137,14 +150,14 @@ func serviceAccount(t *testing.T, ns string, rules ...rbacv1.PolicyRule) *rest.C
 	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":operator"}
 	// RBAC changes reach the authorizer through its informers: wait until
 	// the binding is in force.
 	sa := kubernetesFor(t, cfg)
-	eventually(t, 30*time.Second, "the Role in force", func() bool {
+	testkit.Eventually(t, 30*time.Second, "the Role in force", func() error {
 		_, err := sa.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil
+		return err
 	})
 	return cfg
 }
@@ -155,7 +168,7 @@ var readConfigMaps = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []str
 // namespace, which namespace-scoped RBAC allows, and opens no cluster-wide
 // watch; a client for another namespace is refused at construction.
 func TestNamespacedManagerScopesEveryCache(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	cfg := serviceAccount(t, ns, readConfigMaps)
 	m, err := manager.New(cfg, manager.Options{Namespace: ns, HealthAddr: "127.0.0.1:0"})
 	if err != nil {
@@ -189,7 +202,7 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 			t.Errorf("informer %s is not restricted to %s", s.Name, ns)
 		}
 	}
-	eventually(t, 30*time.Second, "/readyz ok", func() bool {
+	testkit.Eventually(t, 30*time.Second, "/readyz ok", func() bool {
 		code, _ := get(t, "http://"+m.HealthAddr()+"/readyz")
 		return code == http.StatusOK
 	})
@@ -200,7 +213,7 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 // NotFound that would make a reconciler act as if the object were gone.
 // /readyz says why the cache is not ready.
 func TestReadOfForbiddenKindNamesKindAndReason(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	cfg := serviceAccount(t, ns, readConfigMaps)
 	m, err := manager.New(cfg, manager.Options{Namespace: ns, HealthAddr: "127.0.0.1:0"})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 )
 
@@ -22,7 +23,7 @@ func lease(ns, id string) *manager.LeaderElection {
 
 func candidate(t *testing.T, ns, id string) (*manager.Manager, *counter) {
 	t.Helper()
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns, LeaderElection: lease(ns, id)})
+	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns, LeaderElection: lease(ns, id)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +44,14 @@ func elected(m *manager.Manager) bool {
 }
 
 func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 3)
 	a, ra := candidate(t, ns, "a")
 	b, rb := candidate(t, ns, "b")
 	stopA := start(t, a)
-	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+	testkit.Eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
 	stopB := start(t, b)
-	eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.distinct() == 3 })
+	testkit.Eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.distinct() == 3 })
 
 	// b has synced its caches but stands by. Standing by is an absence, and
 	// client-go's elector retries on the real clock (no clock to inject):
@@ -71,27 +72,27 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	if err := stopA(); err != nil {
 		t.Fatalf("leader a: %v", err)
 	}
-	eventually(t, 3*time.Second, "b elected within the lease duration", func() bool { return elected(b) })
+	testkit.Eventually(t, 3*time.Second, "b elected within the lease duration", func() bool { return elected(b) })
 	t.Logf("handover took %v (lease duration 3s)", time.Since(begin))
-	eventually(t, 20*time.Second, "b reconciles all", func() bool { return rb.distinct() == 3 })
+	testkit.Eventually(t, 20*time.Second, "b reconciles all", func() bool { return rb.distinct() == 3 })
 	if err := stopB(); err != nil {
 		t.Fatalf("leader b: %v", err)
 	}
 }
 
 func TestLosingTheLeaseStopsControllers(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	a, ra := candidate(t, ns, "a")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- a.Start(ctx) }()
-	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+	testkit.Eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
 
 	// Another holder takes the lease over behind a's back, as after a
 	// network partition: a can no longer renew it. a may renew between
 	// the Get and the Update, which then conflicts: read it again.
-	leases := cs.CoordinationV1().Leases(ns)
+	leases := testkit.Clientset(t).CoordinationV1().Leases(ns)
 	intruder := "intruder"
 	now := metav1.NewMicroTime(time.Now().Add(time.Hour))
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

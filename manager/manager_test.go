@@ -14,42 +14,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/reconcile"
-	"github.com/steadyctl/steady/testenv"
 )
 
-var (
-	env *testenv.Environment
-	cs  kubernetes.Interface
-)
-
-func TestMain(m *testing.M) {
-	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
-}
-
-// namespace creates a namespace for one test and removes it afterwards.
-func namespace(t *testing.T) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "mgr-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns.Name, metav1.DeleteOptions{}) })
-	return ns.Name
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 func createConfigMaps(t *testing.T, ns string, n int) {
 	t.Helper()
 	for i := range n {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}
-		if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		if _, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,18 +56,6 @@ func (c *counter) distinct() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.seen)
-}
-
-// eventually polls cond until it holds or d passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // start runs m until the test ends and checks Start's result.
@@ -126,9 +93,9 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 5)
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns, MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
+	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns, MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,10 +104,10 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := start(t, m)
-	eventually(t, 30*time.Second, "5 configmaps reconciled", func() bool { return r.distinct() == 5 })
+	testkit.Eventually(t, 30*time.Second, "5 configmaps reconciled", func() bool { return r.distinct() == 5 })
 
 	health := "http://" + m.HealthAddr()
-	eventually(t, 10*time.Second, "/readyz ok", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })
+	testkit.Eventually(t, 10*time.Second, "/readyz ok", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })
 	if code, body := get(t, health+"/healthz"); code != 200 || body != "ok" {
 		t.Fatalf("/healthz: %d %q", code, body)
 	}
@@ -174,9 +141,9 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 }
 
 func TestEventRecorderDeliversEvents(t *testing.T) {
-	ns := namespace(t)
+	ns, cs := testkit.Namespace(t, "mgr-"), testkit.Clientset(t)
 	createConfigMaps(t, ns, 1)
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +157,7 @@ func TestEventRecorderDeliversEvents(t *testing.T) {
 	}
 	stop := start(t, m)
 	rec.Event(cm, corev1.EventTypeWarning, "Testing", "hello from the recorder")
-	eventually(t, 20*time.Second, "the event stored", func() bool {
+	testkit.Eventually(t, 20*time.Second, "the event stored", func() bool {
 		evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
 		return err == nil && len(evs.Items) == 1 && evs.Items[0].Reason == "Testing" &&
 			evs.Items[0].Source.Component == "tester" && evs.Items[0].InvolvedObject.Name == "cm-0"
@@ -201,7 +168,7 @@ func TestEventRecorderDeliversEvents(t *testing.T) {
 }
 
 func TestSelectorsRestrictCaches(t *testing.T) {
-	ns := namespace(t)
+	env, cs, ns := testkit.Env(t), testkit.Clientset(t), testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 2)
 	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mine", Labels: map[string]string{"app": "mine"}}}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), mine, metav1.CreateOptions{}); err != nil {
@@ -222,7 +189,7 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	start(t, m)
-	eventually(t, 20*time.Second, "mine reconciled", func() bool { return r.distinct() == 1 })
+	testkit.Eventually(t, 20*time.Second, "mine reconciled", func() bool { return r.distinct() == 1 })
 	for _, s := range m.Factory().Stats() {
 		if s.Objects != 1 {
 			t.Fatalf("informer %s caches %d objects, want only the selected one", s.Name, s.Objects)

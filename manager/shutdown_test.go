@@ -13,6 +13,7 @@ import (
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -20,9 +21,9 @@ import (
 // A reconcile in progress at shutdown runs to its end, with the cache still
 // serving it, before Start returns.
 func TestShutdownFinishesInFlightReconciles(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 1)
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +68,10 @@ func (a always) Start(ctx context.Context) error { close(a.started); <-ctx.Done(
 func (always) NeedLeaderElection() bool          { return false }
 
 func TestStandbyRunsRunnablesThatNeedNoLeader(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "mgr-")
 	a, _ := candidate(t, ns, "a")
 	start(t, a)
-	eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
+	testkit.Eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
 	b, _ := candidate(t, ns, "b")
 	r := always{started: make(chan struct{})}
 	if err := b.Add(r); err != nil {

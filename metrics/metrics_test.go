@@ -17,6 +17,7 @@ import (
 
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/metrics"
 	"github.com/steadyctl/steady/workqueue"
 )
@@ -65,13 +66,7 @@ func TestMetricsEndpointAfterReconciles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)
 	go func() { stopped <- c.Start(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for done.Load() < 4 {
-		if time.Now().After(deadline) {
-			t.Fatal("reconciles did not run")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the four reconciles", func() bool { return done.Load() >= 4 })
 
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()

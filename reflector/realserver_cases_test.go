@@ -9,11 +9,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
 )
 
 func TestConvergesUnderChurnWithStreamedList(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "refl-")
 	churn(t, ns, 0, 90) // objects before the reflector starts
 	lw, m, _ := start(t, ns)
 	churn(t, ns, 1000, 1000)
@@ -30,7 +31,7 @@ func TestConvergesUnderChurnWithStreamedList(t *testing.T) {
 }
 
 func TestConvergesWithPagedLists(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "refl-")
 	churn(t, ns, 0, 300)
 	lw, m, _ := start(t, ns, reflector.WithWatchList(reflector.WatchListOff), reflector.WithPageSize(50))
 	churn(t, ns, 1000, 300)
@@ -46,17 +47,18 @@ func TestConvergesWithPagedLists(t *testing.T) {
 // version it would resume from is gone. It must relist — not older than what
 // it had — and end with the deletions applied.
 func TestRelistsAfterCompactionWhileCutOff(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "refl-")
 	churn(t, ns, 0, 60)
 	lw, m, r := start(t, ns, reflector.WithWatchList(reflector.WatchListOff))
 	converge(t, m, ns)
 	stale := r.LastSyncResourceVersion()
 
+	env := testkit.Env(t)
 	lw.hold()             // this client is cut off...
 	env.DropConnections() // ...its open watch breaks
 	ctx := context.Background()
 	for i := 0; i < 60; i += 2 { // deletions it will not see as events
-		_ = cs.CoreV1().ConfigMaps(ns).Delete(ctx, "cm-"+strconv.Itoa(i), metav1.DeleteOptions{})
+		_ = testkit.Clientset(t).CoreV1().ConfigMaps(ns).Delete(ctx, "cm-"+strconv.Itoa(i), metav1.DeleteOptions{})
 	}
 	churn(t, ns, 500, 60)
 	if _, err := env.Compact(ctx); err != nil {
@@ -73,11 +75,11 @@ func TestRelistsAfterCompactionWhileCutOff(t *testing.T) {
 }
 
 func TestConvergesAcrossAPIServerRestart(t *testing.T) {
-	ns := namespace(t)
+	ns := testkit.Namespace(t, "refl-")
 	_, m, _ := start(t, ns)
 	done := make(chan struct{})
 	go func() { defer close(done); churn(t, ns, 0, 400) }()
-	if err := env.RestartAPIServer(context.Background()); err != nil {
+	if err := testkit.Env(t).RestartAPIServer(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	<-done
@@ -88,23 +90,17 @@ func TestConvergesAcrossAPIServerRestart(t *testing.T) {
 // the bounds; when it ends, the next watch resumes from the newest version
 // seen (bookmarks included) without a new list.
 func TestWatchTimeoutIsHonoured(t *testing.T) {
-	ns := namespace(t)
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(),
+	ns := testkit.Namespace(t, "refl-")
+	if _, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Create(context.Background(),
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "one"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	lw, m, r := start(t, ns, reflector.WithWatchList(reflector.WatchListOff), reflector.WithWatchTimeout(2*time.Second, 3*time.Second))
 	converge(t, m, ns)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, watches := lw.requests(); len(watches) >= 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the watch was not renewed after its timeout")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testkit.Eventually(t, 30*time.Second, "the watch to be renewed after its timeout", func() bool {
+		_, watches := lw.requests()
+		return len(watches) >= 3
+	})
 	lists, watches := lw.requests()
 	if len(lists) != 1 {
 		t.Fatalf("re-watching after a timeout must not relist: %d lists", len(lists))

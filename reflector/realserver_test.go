@@ -2,6 +2,7 @@ package reflector_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"strconv"
 	"sync"
@@ -13,22 +14,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/deltafifo"
-	"github.com/steadyctl/steady/internal/envmain"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
-	"github.com/steadyctl/steady/testenv"
 )
 
-var (
-	env *testenv.Environment
-	cs  *kubernetes.Clientset
-)
-
-func TestMain(m *testing.M) {
-	envmain.Run(m, func(e *testenv.Environment) { env, cs = e, kubernetes.NewForConfigOrDie(e.Config) })
-}
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // recordingLW wraps a real ListerWatcher: it records every request and, while
 // held, makes new watches wait, as if this one client were cut off.
@@ -125,7 +117,7 @@ func slicesOfKeys(objs map[string]*corev1.ConfigMap) []string {
 // test ends.
 func start(t *testing.T, ns string, opts ...reflector.Option) (*recordingLW, *mirror, *reflector.Reflector[*corev1.ConfigMap]) {
 	t.Helper()
-	lw := &recordingLW{ListerWatcher: reflector.FromClient(cs.CoreV1().ConfigMaps(ns))}
+	lw := &recordingLW{ListerWatcher: reflector.FromClient(testkit.Clientset(t).CoreV1().ConfigMaps(ns))}
 	m := &mirror{objs: map[string]*corev1.ConfigMap{}}
 	fifo := deltafifo.New[*corev1.ConfigMap](m)
 	r, err := reflector.New[*corev1.ConfigMap](lw, fifo, opts...)
@@ -157,35 +149,24 @@ func start(t *testing.T, ns string, opts ...reflector.Option) (*recordingLW, *mi
 	return lw, m, r
 }
 
-func namespace(t *testing.T) string {
-	t.Helper()
-	ns, err := cs.CoreV1().Namespaces().Create(context.Background(),
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "refl-"}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ns.Name
-}
-
 // converge waits until m holds exactly what a consistent LIST returns.
 func converge(t *testing.T, m *mirror, ns string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	cs := testkit.Clientset(t)
+	testkit.Eventually(t, 60*time.Second, "the store to match a consistent LIST", func() error {
 		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
-		if err == nil {
-			want := map[string]string{}
-			for _, c := range list.Items {
-				want[ns+"/"+c.Name] = c.ResourceVersion
-			}
-			if got := m.rvs(); maps.Equal(got, want) {
-				return
-			} else if time.Now().After(deadline) {
-				t.Fatalf("store never matched a consistent LIST: %d objects vs %d", len(got), len(want))
-			}
+		if err != nil {
+			return err
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		want := map[string]string{}
+		for _, c := range list.Items {
+			want[ns+"/"+c.Name] = c.ResourceVersion
+		}
+		if got := m.rvs(); !maps.Equal(got, want) {
+			return fmt.Errorf("%d objects in the store, %d listed", len(got), len(want))
+		}
+		return nil
+	})
 }
 
 // churn creates n ConfigMaps from 8 writers, updating a third and deleting a
@@ -193,7 +174,7 @@ func converge(t *testing.T, m *mirror, ns string) {
 func churn(t *testing.T, ns string, from, n int) {
 	t.Helper()
 	ctx := context.Background()
-	api := cs.CoreV1().ConfigMaps(ns)
+	api := testkit.Clientset(t).CoreV1().ConfigMaps(ns)
 	var wg sync.WaitGroup
 	for w := range 8 {
 		wg.Go(func() {

@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 var gone = apierrors.NewResourceExpired("too old resource version: 5 (10)")
@@ -47,13 +50,7 @@ func start(t *testing.T, lw ListerWatcher, opts ...Option) *harness {
 // step advances the fake clock once the reflector waits on it.
 func (h *harness) step(t *testing.T, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !h.clock.HasWaiters() {
-		if time.Now().After(deadline) {
-			t.Fatal("reflector never waited on the clock")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "the reflector to wait on the clock", h.clock.HasWaiters)
 	h.clock.Step(d)
 }
 
@@ -93,13 +90,12 @@ func TestListThenWatchFromTheListsVersion(t *testing.T) {
 		h.store.expect(t, want)
 	}
 	// The store hears of the bookmark just before the reflector records it.
-	deadline := time.Now().Add(10 * time.Second)
-	for h.r.LastSyncResourceVersion() != "14" {
-		if time.Now().After(deadline) {
-			t.Fatalf("health: rv=%q, want 14", h.r.LastSyncResourceVersion())
+	testkit.Eventually(t, 10*time.Second, "the bookmark's version recorded", func() error {
+		if rv := h.r.LastSyncResourceVersion(); rv != "14" {
+			return fmt.Errorf("health: rv=%q, want 14", rv)
 		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
 	if !h.r.HasInitialSync() || h.r.LastEventTime().IsZero() {
 		t.Fatalf("health: initialSync=%v lastEvent=%v", h.r.HasInitialSync(), h.r.LastEventTime())
 	}

@@ -28,7 +28,17 @@ func waitGone(t *testing.T, pids ...int) {
 	}
 }
 
+// needsBinaries skips t under -short: it runs etcd and kube-apiserver.
+// (testkit.Env does this for the external tests; it cannot be imported here.)
+func needsBinaries(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a control plane (etcd and kube-apiserver); skipped under -short")
+	}
+}
+
 func TestStopLeavesNothing(t *testing.T) {
+	needsBinaries(t)
 	e, err := Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +74,7 @@ func TestOrphanHelper(t *testing.T) {
 }
 
 func TestKilledTestLeavesNoOrphan(t *testing.T) {
+	needsBinaries(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.v")
 	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1")
 	out, err := cmd.StdoutPipe()
@@ -104,15 +115,17 @@ func TestKilledTestLeavesNoOrphan(t *testing.T) {
 	}
 }
 
-func TestStartErrorsNameTheCause(t *testing.T) {
-	ctx := context.Background()
-	_, err := Start(ctx, WithBinaryDir("/nonexistent/steady-assets"))
+func TestStartErrorsNameAMissingBinaryDir(t *testing.T) {
+	_, err := Start(context.Background(), WithBinaryDir("/nonexistent/steady-assets"))
 	if err == nil || !strings.Contains(err.Error(), "WithBinaryDir=/nonexistent/steady-assets") {
 		t.Fatalf("missing binary dir: got %v", err)
 	}
+}
 
+func TestStartErrorsNameAFailedStart(t *testing.T) {
+	needsBinaries(t)
 	before := envDirs(t)
-	_, err = Start(ctx, WithAPIServerFlags("--no-such-flag"))
+	_, err := Start(context.Background(), WithAPIServerFlags("--no-such-flag"))
 	if err == nil || !strings.Contains(err.Error(), "kube-apiserver exited during start-up") ||
 		!strings.Contains(err.Error(), "no-such-flag") {
 		t.Fatalf("apiserver with a bad flag: got %v", err)

@@ -3,7 +3,6 @@ package testenv_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -15,26 +14,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/testenv"
 )
 
-// env is shared by the tests of this file; TestMain starts and stops it.
-var env *testenv.Environment
-
-func TestMain(m *testing.M) {
-	var err error
-	env, err = testenv.Start(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := env.Stop(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	os.Exit(code)
-}
+// TestMain checks for leaked goroutines; the tests share one environment,
+// which the first of them starts through testkit.Env.
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 func clientset(t *testing.T, e *testenv.Environment) *kubernetes.Clientset {
 	t.Helper()
@@ -69,7 +55,7 @@ func nextEvent(t *testing.T, w watch.Interface) (watch.Event, bool) {
 
 func TestCreateListWatch(t *testing.T) {
 	ctx := context.Background()
-	c := clientset(t, env)
+	c := clientset(t, testkit.Env(t))
 	cms := c.CoreV1().ConfigMaps("default")
 	first := createConfigMap(t, c, "clw-first")
 
@@ -98,6 +84,7 @@ func TestCreateListWatch(t *testing.T) {
 }
 
 func TestKubeconfigFile(t *testing.T) {
+	env := testkit.Env(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", env.KubeconfigPath)
 	if err != nil {
 		t.Fatalf("loading %s: %v", env.KubeconfigPath, err)
@@ -112,7 +99,7 @@ func TestKubeconfigFile(t *testing.T) {
 }
 
 func TestDropConnectionsEndsWatch(t *testing.T) {
-	ctx := context.Background()
+	ctx, env := context.Background(), testkit.Env(t)
 	c := clientset(t, env)
 	// From the list's RV: a watch with RV "" would start with synthetic ADDED events.
 	list, err := c.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
@@ -142,7 +129,7 @@ func TestDropConnectionsEndsWatch(t *testing.T) {
 }
 
 func TestCompactMakesOldWatchGone(t *testing.T) {
-	ctx := context.Background()
+	ctx, env := context.Background(), testkit.Env(t)
 	c := clientset(t, env)
 	old := createConfigMap(t, c, "compact-old")
 	for i := range 3 { // history after the old RV, so it is really behind
@@ -175,7 +162,7 @@ func TestCompactMakesOldWatchGone(t *testing.T) {
 }
 
 func TestRestartAPIServerKeepsObjects(t *testing.T) {
-	ctx := context.Background()
+	ctx, env := context.Background(), testkit.Env(t)
 	c := clientset(t, env)
 	want := createConfigMap(t, c, "survives-restart")
 	if err := env.RestartAPIServer(ctx); err != nil {
@@ -191,6 +178,7 @@ func TestRestartAPIServerKeepsObjects(t *testing.T) {
 }
 
 func TestTwoEnvironmentsAtOnce(t *testing.T) {
+	env := testkit.Env(t)
 	second, err := testenv.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 func newFakeDelaying(t *testing.T, opts ...Option) (*DelayingQueue[string], func(time.Duration)) {
@@ -47,7 +49,7 @@ func TestDelayingTimerGoroutineFiresWithoutHelp(t *testing.T) {
 	q := NewDelaying[string](WithClock(clock))
 	defer q.ShutDown()
 	q.AddAfter("late", 10*time.Second)
-	eventually(t, "the timer to be set", clock.HasWaiters)
+	testkit.Eventually(t, 10*time.Second, "the timer to be set", clock.HasWaiters)
 	q.AddAfter("early", time.Second) // must move the timer up
 	clock.Step(time.Second)
 	if got := mustGet(t, &q.Queue); got != "early" {

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -9,11 +8,12 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	"go.uber.org/goleak"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // logLines collects what a queue logs, V(1) included.
 type logLines struct {
@@ -48,20 +48,6 @@ next:
 var testEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newFakeClock() *clocktesting.FakeClock { return clocktesting.NewFakeClock(testEpoch) }
-
-// eventually waits, yielding, until cond holds; it fails the test after
-// a generous real-time bound. It is for conditions another goroutine
-// makes true, never a substitute for stepping a fake clock.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		runtime.Gosched()
-	}
-}
 
 // getAsync calls q.Get in a goroutine and delivers its result.
 type getResult[T any] struct {

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 // fakeMetrics records every metric a queue reports.
@@ -91,7 +93,7 @@ func TestMetrics(t *testing.T) {
 		for range n {
 			_, before := p.last("unfinished")
 			clock.Step(unfinishedWorkPeriod)
-			eventually(t, "an unfinished-work report", func() bool {
+			testkit.Eventually(t, 10*time.Second, "an unfinished-work report", func() bool {
 				_, after := p.last("unfinished")
 				return after > before
 			})

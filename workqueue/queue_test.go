@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 func TestQueueAddMergesQueuedItem(t *testing.T) {
@@ -65,7 +67,7 @@ func TestQueueNeverHandsAnItemToTwoWorkers(t *testing.T) {
 	q.Add("a")
 	first := mustGet(t, q)
 	second := getAsync(q)
-	eventually(t, "the second worker to sleep in Get", func() bool { return q.sleepers() == 1 })
+	testkit.Eventually(t, 10*time.Second, "the second worker to sleep in Get", func() bool { return q.sleepers() == 1 })
 	q.Add("a") // dirty while processing: still not for the second worker
 	select {
 	case r := <-second:
@@ -153,7 +155,7 @@ func TestQueueGetBlocksUntilAdd(t *testing.T) {
 	q := New[int]()
 	defer q.ShutDown()
 	got := getAsync(q)
-	eventually(t, "the worker to sleep in Get", func() bool { return q.sleepers() == 1 })
+	testkit.Eventually(t, 10*time.Second, "the worker to sleep in Get", func() bool { return q.sleepers() == 1 })
 	q.Add(7)
 	if r := <-got; r.shutdown || r.item != 7 {
 		t.Fatalf("Get = %+v, want 7", r)
@@ -224,7 +226,7 @@ func TestQueueShutDownWakesSleepingWorkers(t *testing.T) {
 	for range 3 {
 		workers = append(workers, getAsync(q))
 	}
-	eventually(t, "three workers asleep", func() bool { return q.sleepers() == 3 })
+	testkit.Eventually(t, 10*time.Second, "three workers asleep", func() bool { return q.sleepers() == 3 })
 	q.ShutDown()
 	for _, w := range workers {
 		if r := <-w; !r.shutdown {
@@ -245,7 +247,7 @@ func TestQueueShutDownWithDrainWaitsForInFlightAndRequeuedItems(t *testing.T) {
 		q.ShutDownWithDrain()
 		close(drained)
 	}()
-	eventually(t, "shutdown to start", q.ShuttingDown)
+	testkit.Eventually(t, 10*time.Second, "shutdown to start", q.ShuttingDown)
 	assertOpen := func(step string) {
 		t.Helper()
 		select {
@@ -283,7 +285,7 @@ func TestQueueShutDownEndsAWaitingDrain(t *testing.T) {
 		q.ShutDownWithDrain()
 		close(drained)
 	}()
-	eventually(t, "shutdown to start", q.ShuttingDown)
+	testkit.Eventually(t, 10*time.Second, "shutdown to start", q.ShuttingDown)
 	q.ShutDown()
 	<-drained
 	q.Done(item)
@@ -382,7 +384,7 @@ func getAfterHook(t *testing.T, q *Queue[string], want string, hook func()) {
 	q.Done(want)
 	// A worker that sleeps now must be woken by the next Add.
 	got = getAsync(q)
-	eventually(t, "the worker to sleep", func() bool { return q.sleepers() == 1 })
+	testkit.Eventually(t, 10*time.Second, "the worker to sleep", func() bool { return q.sleepers() == 1 })
 	q.Add("b")
 	if r := <-got; r.shutdown || r.item != "b" {
 		t.Fatalf("Get = %+v, want b", r)

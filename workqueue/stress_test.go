@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
 // stressKeys tracks, per key, what producers asked for and what workers
@@ -115,7 +117,7 @@ func TestStressQueue(t *testing.T) {
 	// Adds after shutdown are dropped, so stop re-adding and let the
 	// re-adds already made go through before draining.
 	readding.Store(false)
-	eventually(t, "the queue to go idle", q.quiet)
+	testkit.Eventually(t, 10*time.Second, "the queue to go idle", q.quiet)
 	q.ShutDownWithDrain()
 	workersDone.Wait()
 	s.check()
@@ -174,7 +176,7 @@ func TestStressRateLimitingQueue(t *testing.T) {
 	// Let every pending retry and delay fire, with no new failures,
 	// until nothing is left, then drain.
 	failuresOn.Store(false)
-	eventually(t, "the queue to go idle", func() bool {
+	testkit.Eventually(t, 10*time.Second, "the queue to go idle", func() bool {
 		clock.Step(time.Hour)
 		q.promote()
 		return q.quiet()

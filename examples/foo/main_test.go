@@ -7,21 +7,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/steadyctl/steady/internal/envmain"
-	"github.com/steadyctl/steady/testenv"
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-var env *testenv.Environment
-
-// TestMain runs the tests against one local control plane and checks that
-// the example leaves no goroutine behind.
-func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
+// TestMain checks that the example leaves no goroutine behind; the tests
+// that need a local control plane start it through testkit.Env.
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // TestFoo runs the example's story against a local control plane, twice: the
 // second run finds the CRD installed, as a run against a long-lived
 // KUBECONFIG cluster would.
 func TestFoo(t *testing.T) {
-	ctx := context.Background()
+	ctx, env := context.Background(), testkit.Env(t)
 	for i, wantCRD := range []string{"installed CRD", "is already installed: reusing it"} {
 		var out bytes.Buffer
 		s, err := run(ctx, env.Config, &out)

@@ -11,15 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/event"
-	"github.com/steadyctl/steady/internal/envmain"
-	"github.com/steadyctl/steady/testenv"
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-var env *testenv.Environment
-
-// TestMain runs the tests against one local control plane and checks that
-// the example leaves no goroutine behind.
-func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
+// TestMain checks that the example leaves no goroutine behind; the tests
+// that need a local control plane start it through testkit.Env.
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // TestMirror runs the example's story against a local control plane and
 // checks that every change reached the copies, each with exactly the writes
@@ -27,7 +24,7 @@ func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env 
 func TestMirror(t *testing.T) {
 	ctx := context.Background()
 	var out bytes.Buffer
-	s, err := run(ctx, env.Config, &out)
+	s, err := run(ctx, testkit.Env(t).Config, &out)
 	if err != nil {
 		t.Fatalf("%v\noutput:\n%s", err, out.String())
 	}

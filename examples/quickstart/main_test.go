@@ -7,15 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/steadyctl/steady/internal/envmain"
-	"github.com/steadyctl/steady/testenv"
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-var env *testenv.Environment
-
-// TestMain runs the tests against one local control plane and checks that
-// the example leaves no goroutine behind.
-func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env = e }) }
+// TestMain checks that the example leaves no goroutine behind; the tests
+// that need a local control plane start it through testkit.Env.
+func TestMain(m *testing.M) { testkit.Main(m) }
 
 // TestQuickstart runs the example's story against a local control plane and
 // checks its lesson: with GenerationChanged the reconciler settles at about
@@ -23,7 +20,7 @@ func TestMain(m *testing.M) { envmain.Run(m, func(e *testenv.Environment) { env 
 func TestQuickstart(t *testing.T) {
 	ctx := context.Background()
 	var out bytes.Buffer
-	s, err := run(ctx, env.Config, &out, 2*time.Second)
+	s, err := run(ctx, testkit.Env(t).Config, &out, 2*time.Second)
 	if err != nil {
 		t.Fatalf("%v\noutput:\n%s", err, out.String())
 	}
