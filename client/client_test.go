@@ -130,7 +130,7 @@ func TestReadsFromCacheWritesToServer(t *testing.T) {
 		"labels":          {[]client.ListOption{client.MatchingLabels(web)}, "a,c"},
 		"index":           {[]client.ListOption{client.MatchingIndex("by-color", "blue")}, "a,b"},
 		"index+labels":    {[]client.ListOption{client.MatchingIndex("by-color", "blue"), client.MatchingLabels(web)}, "a"},
-		"index+namespace": {[]client.ListOption{client.MatchingIndex("by-color", "red"), client.InNamespace("elsewhere")}, ""},
+		"index+namespace": {[]client.ListOption{client.MatchingIndex("by-color", "red"), client.InNamespace(ns)}, "c"},
 		"namespace":       {[]client.ListOption{client.InNamespace(ns)}, "a,b,c"},
 	} {
 		list, err := c.List(ctx, tc.opts...)
@@ -140,6 +140,10 @@ func TestReadsFromCacheWritesToServer(t *testing.T) {
 		if got := names(list); got != tc.want {
 			t.Errorf("List %s = %s, want %s", name, got, tc.want)
 		}
+	}
+	// The cache holds one namespace: another is an error, not an empty list.
+	if _, err := c.List(ctx, client.InNamespace("elsewhere")); err == nil || !strings.Contains(err.Error(), ns) {
+		t.Fatalf("List of a namespace the cache does not hold: %v", err)
 	}
 	if _, err := c.List(ctx, client.MatchingIndex("no-such-index", "x")); err == nil || !strings.Contains(err.Error(), "no-such-index") {
 		t.Fatalf("List by an unknown index: %v", err)
