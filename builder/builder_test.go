@@ -34,7 +34,7 @@ var nop = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Res
 
 func newManager(t *testing.T, ns string) *manager.Manager {
 	t.Helper()
-	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,17 +19,19 @@ import (
 // spec changes and records what it has seen in status.
 func Example() {
 	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
-	mgr, _ := manager.New(cfg, manager.Options{MetricsAddr: ":8080", HealthAddr: ":8081"})
+	mgr, _ := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
 	deployments, _ := client.For[*appsv1.Deployment](mgr.Factory(), "")
 
 	reconciler := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		d, err := deployments.Get(ctx, req.Namespace, req.Name) // from the cache
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil // deleted: nothing to do
+		} else if err != nil {
+			return reconcile.Result{}, err
 		}
 		controller.LoggerFrom(ctx).Info("reconciling", "generation", d.Generation)
 		// ... make the world match d.Spec ...
-		_, err = controller.UpdateStatus(ctx, deployments.Namespace(req.Namespace), req.Name, func(d *appsv1.Deployment) error {
+		_, err = deployments.ModifyStatus(ctx, req.Namespace, req.Name, func(d *appsv1.Deployment) error {
 			d.Status.ObservedGeneration = d.Generation
 			return nil
 		})

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
@@ -66,7 +67,7 @@ func (in *input[T]) kind(f *informer.Factory) (schema.GroupVersionKind, error) {
 		}
 		return gvk, nil
 	}
-	return informer.KindOf[T](f.Scheme())
+	return cluster.KindOf[T](f.Cluster())
 }
 
 func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, namespace string) (*informer.Informer[T], error) {

@@ -8,22 +8,25 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/reconcile"
 )
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
-// informer cache and writes them to the API server.
+// informer cache and writes them to the API server. It implements
+// Interface[T].
 type Client[T informer.Object] struct {
 	inf        *informer.Informer[T]
 	rest       rest.Interface
 	params     runtime.ParameterCodec
+	scheme     *runtime.Scheme
+	gvk        schema.GroupVersionKind
 	resource   schema.GroupResource
 	namespaced bool
 	newObj     func() T
@@ -36,17 +39,19 @@ type Client[T informer.Object] struct {
 // restricted, see informer.WithNamespace) and for cluster-scoped kinds;
 // another namespace than a restricted factory's is an error;
 // informer.AllNamespaces asks for a cluster-wide cache explicitly. The
-// informer runs with the factory.
+// informer runs with the factory; its REST client comes from the
+// factory's cluster.
 func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], error) {
-	gvk, err := informer.KindOf[T](f.Scheme())
+	c := f.Cluster()
+	gvk, err := cluster.KindOf[T](c)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	mapping, err := f.RESTMapping(gvk)
+	mapping, err := c.RESTMapping(gvk)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	rc, err := f.RESTClientFor(gvk.GroupVersion())
+	rc, err := c.RESTClientFor(gvk.GroupVersion())
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
@@ -58,7 +63,9 @@ func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], 
 	return &Client[T]{
 		inf:        inf,
 		rest:       rc,
-		params:     runtime.NewParameterCodec(f.Scheme()),
+		params:     c.ParameterCodec(),
+		scheme:     c.Scheme(),
+		gvk:        gvk,
 		resource:   mapping.Resource.GroupResource(),
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		newObj:     func() T { return reflect.New(elem).Interface().(T) },
@@ -107,70 +114,6 @@ func (c *Client[T]) readable(ctx context.Context, namespace string) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.wait, fmt.Errorf("cache sync timeout %s", c.wait))
 	defer cancel()
 	return c.inf.WaitForSync(ctx)
-}
-
-// Create creates obj and returns the object the server stored.
-func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOptions) (T, error) {
-	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-		VersionedParams(first(opts), c.params).Body(obj)
-	return c.do(ctx, req, "create", obj.GetNamespace(), obj.GetName())
-}
-
-// Update replaces obj, failing with 409 Conflict if it changed on the server
-// since obj's resourceVersion.
-func (c *Client[T]) Update(ctx context.Context, obj T, opts ...metav1.UpdateOptions) (T, error) {
-	return c.put(ctx, obj, "", opts)
-}
-
-// UpdateStatus replaces obj's status subresource, failing with 409 Conflict
-// if it changed on the server since obj's resourceVersion.
-func (c *Client[T]) UpdateStatus(ctx context.Context, obj T, opts ...metav1.UpdateOptions) (T, error) {
-	return c.put(ctx, obj, "status", opts)
-}
-
-// Patch applies a patch of type pt to namespace/name, or to one of its
-// subresources (such as "status").
-func (c *Client[T]) Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, subresources ...string) (T, error) {
-	req := c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).SubResource(subresources...).Body(data)
-	return c.do(ctx, req, "patch", namespace, name)
-}
-
-// Delete deletes namespace/name. Deleting an object that is already gone
-// returns a NotFound API error.
-func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error {
-	err := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).Body(first(opts)).Do(ctx).Error()
-	if err != nil {
-		return fmt.Errorf("delete %s %s: %w", c.resource, objectKey(namespace, name), err)
-	}
-	return nil
-}
-
-func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.UpdateOptions) (T, error) {
-	req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-		Name(obj.GetName()).VersionedParams(first(opts), c.params).Body(obj)
-	verb := "update"
-	if sub != "" {
-		req, verb = req.SubResource(sub), "update "+sub+" of"
-	}
-	return c.do(ctx, req, verb, obj.GetNamespace(), obj.GetName())
-}
-
-// live reads namespace/name from the API server, bypassing the cache.
-func (c *Client[T]) live(ctx context.Context, namespace, name string) (T, error) {
-	req := c.rest.Get().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).Name(name)
-	return c.do(ctx, req, "get", namespace, name)
-}
-
-// do sends req and decodes the answer; namespace and name are for errors.
-func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, name string) (T, error) {
-	out := c.newObj()
-	if err := req.Do(ctx).Into(out); err != nil {
-		var zero T
-		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
-	}
-	return out, nil
 }
 
 func first[O any](opts []O) *O {

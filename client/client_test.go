@@ -2,23 +2,24 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/client"
-	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 )
@@ -31,7 +32,7 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	t.Helper()
 	ctx := context.Background()
 	ns := testkit.Namespace(t, "client-")
-	f, err := informer.NewFactory(testkit.Env(t).Config, scheme.Scheme, logr.Discard())
+	f, err := informer.NewFactory(mustCluster(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,37 +159,156 @@ func TestReadsFromCacheWritesToServer(t *testing.T) {
 	}
 }
 
-// Namespace plugs into controller.Update: concurrent writers that each read,
-// change and write back all land, whatever the interleaving.
-func TestNamespacedRetriesConflicts(t *testing.T) {
+// Modify loses no write: racing writers that each read, change and write
+// back all land, whatever the interleaving, because a conflict starts the
+// writer over from a fresh read.
+func TestModifyLosesNoConcurrentWrite(t *testing.T) {
 	c, ns := setup(t)
 	ctx := context.Background()
-	if _, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "counter"}}); err != nil {
+	created, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "counter"}, Data: map[string]string{"n": "0"}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	const writers = 8
+	cached(t, c, ns, "counter", created.ResourceVersion)
 	var wg sync.WaitGroup
-	for i := range writers {
+	for range 4 {
 		wg.Go(func() {
-			_, err := controller.Update(ctx, c.Namespace(ns), "counter", func(cm *corev1.ConfigMap) error {
-				if cm.Data == nil {
-					cm.Data = map[string]string{}
+			for range 25 {
+				_, err := c.Modify(ctx, ns, "counter", func(cm *corev1.ConfigMap) error {
+					n, err := strconv.Atoi(cm.Data["n"])
+					cm.Data["n"] = strconv.Itoa(n + 1)
+					return err
+				})
+				if err != nil {
+					t.Error(err)
 				}
-				cm.Data[string(rune('a'+i))] = "x"
-				return nil
-			})
-			if err != nil {
-				t.Error(err)
 			}
 		})
 	}
 	wg.Wait()
-	got, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Get(ctx, "counter", metav1.GetOptions{})
+	got, err := c.Live().Get(ctx, ns, "counter")
+	if err != nil || got.Data["n"] != "100" {
+		t.Fatalf("4 writers x 25 increments: n=%s (%v), want 100", got.Data["n"], err)
+	}
+}
+
+// Modify writes nothing when mutate changes nothing, passes mutate's error
+// back without writing, and says NotFound for a missing object.
+func TestModifySkipsNoOpsAndStopsOnErrors(t *testing.T) {
+	c, ns := setup(t)
+	ctx := context.Background()
+	created, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}, Data: map[string]string{"k": "v"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Data) != writers {
-		t.Fatalf("%d of %d writes landed: %v", len(got.Data), writers, got.Data)
+	cached(t, c, ns, "a", created.ResourceVersion)
+	same, err := c.Modify(ctx, ns, "a", func(cm *corev1.ConfigMap) error { cm.Data["k"] = "v"; return nil })
+	if err != nil || same.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("no-op Modify: rv %s (%v), want the unchanged %s", same.ResourceVersion, err, created.ResourceVersion)
+	}
+	refused := errors.New("refused")
+	if _, err := c.Modify(ctx, ns, "a", func(cm *corev1.ConfigMap) error { cm.Data["k"] = "w"; return refused }); !errors.Is(err, refused) {
+		t.Fatalf("Modify with a failing mutate: %v", err)
+	}
+	if got, _ := c.Live().Get(ctx, ns, "a"); got.ResourceVersion != created.ResourceVersion {
+		t.Fatalf("a failed or no-op Modify wrote: rv %s", got.ResourceVersion)
+	}
+	if _, err := c.Modify(ctx, ns, "missing", func(*corev1.ConfigMap) error { return nil }); !apierrors.IsNotFound(err) {
+		t.Fatalf("Modify of a missing object: %v, want NotFound", err)
+	}
+}
+
+func TestCreateOrUpdate(t *testing.T) {
+	c, ns := setup(t)
+	ctx := context.Background()
+	want := func(color string) func(*corev1.ConfigMap) error {
+		return func(cm *corev1.ConfigMap) error { cm.Data = map[string]string{"color": color}; return nil }
+	}
+	obj := func() *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "a"}}
+	}
+	for i, step := range []struct {
+		color string
+		op    client.Operation
+	}{{"red", client.Created}, {"red", client.Unchanged}, {"blue", client.Updated}} {
+		got, op, err := c.CreateOrUpdate(ctx, obj(), want(step.color))
+		if err != nil || op != step.op || got.Data["color"] != step.color {
+			t.Fatalf("step %d: %s %v (%v), want %s with color %s", i, op, got.Data, err, step.op, step.color)
+		}
+		cached(t, c, ns, "a", got.ResourceVersion)
+	}
+}
+
+// ModifyStatus writes the status subresource only: what mutate changes
+// elsewhere is not saved.
+func TestModifyStatus(t *testing.T) {
+	ns := testkit.Namespace(t, "client-")
+	f, err := informer.NewFactory(mustCluster(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deployments, err := client.For[*appsv1.Deployment](f, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.Start(ctx)
+	t.Cleanup(func() { cancel(); f.Wait() })
+	labels := map[string]string{"app": "web"}
+	d, err := deployments.Create(ctx, &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/app:1"}}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := deployments.ModifyStatus(ctx, ns, "web", func(d *appsv1.Deployment) error {
+		d.Status.ObservedGeneration = d.Generation
+		d.Labels = map[string]string{"not": "saved"}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.ObservedGeneration != d.Generation || got.Labels["not"] == "saved" {
+		t.Fatalf("after ModifyStatus: observedGeneration %d (want %d), labels %v", got.Status.ObservedGeneration, d.Generation, got.Labels)
+	}
+}
+
+// Live reads the API server: it sees a write at once, before the cache.
+func TestLiveAndDeleteAllOf(t *testing.T) {
+	c, ns := setup(t)
+	ctx := context.Background()
+	for _, name := range []string{"a", "b", "c"} {
+		tier := "web"
+		if name == "c" {
+			tier = "db"
+		}
+		if _, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"tier": tier}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Live().Get(ctx, ns, name); err != nil {
+			t.Fatalf("Live().Get right after Create: %v", err)
+		}
+	}
+	web, err := c.Live().List(ctx, client.InNamespace(ns), client.MatchingLabels(labels.SelectorFromSet(labels.Set{"tier": "web"})))
+	if err != nil || names(web) != "a,b" {
+		t.Fatalf("Live().List of tier=web: %s (%v)", names(web), err)
+	}
+	if _, err := c.Live().List(ctx, client.MatchingIndex("by-color", "x")); err == nil {
+		t.Fatal("Live().List by a cache index succeeded")
+	}
+	if err := c.DeleteAllOf(ctx, ns, informer.Selectors{Labels: "tier=web"}); err != nil {
+		t.Fatal(err)
+	}
+	left, err := c.Live().List(ctx, client.InNamespace(ns))
+	if err != nil || names(left) != "c" {
+		t.Fatalf("after DeleteAllOf tier=web: %s (%v), want c", names(left), err)
+	}
+	if err := c.DeleteAllOf(ctx, ns, informer.Selectors{Labels: "tier in ("}); err == nil || !strings.Contains(err.Error(), "tier in (") {
+		t.Fatalf("DeleteAllOf with a bad selector: %v", err)
 	}
 }
 
@@ -199,4 +319,13 @@ func names(list []*corev1.ConfigMap) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ",")
+}
+
+func mustCluster(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	c, err := cluster.New(testkit.Env(t).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

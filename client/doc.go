@@ -7,15 +7,38 @@
 // writes must be ready to see its own write a moment later — which it will,
 // as the next event. Writes go straight to the API server, carrying the
 // resourceVersion of the object given, so a write based on a stale read
-// fails with 409 Conflict instead of losing someone else's change; Namespace
-// returns the view that controller.Update and controller.UpdateStatus use to
-// retry such writes from a fresh read.
+// fails with 409 Conflict instead of losing someone else's change. Every
+// write returns the object the server stored.
 //
-//	deployments, err := client.For[*appsv1.Deployment](factory, "")
+//	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
 //	d, err := deployments.Get(ctx, "default", "web")   // from the cache
 //	d = d.DeepCopy()                                     // cached objects are shared
 //	d.Spec.Replicas = ptr.To[int32](3)
 //	d, err = deployments.Update(ctx, d)                  // to the API server
+//
+// # One write path
+//
+// Create, Update, UpdateStatus, Patch, PatchStatus, Delete and DeleteAllOf
+// are the API server's verbs. Modify and ModifyStatus are the
+// read-modify-write every reconciler needs: they apply a mutate function to
+// the cached object and write it back; on 409 Conflict they re-read from
+// the API server and try again, and when mutate changes nothing they write
+// nothing. CreateOrUpdate creates the object or modifies it the same way.
+//
+//	d, err := deployments.ModifyStatus(ctx, ns, name, func(d *appsv1.Deployment) error {
+//		d.Status.ObservedGeneration = d.Generation
+//		return nil
+//	})
+//
+// # Where reads come from
+//
+// Client's Get and List read the cache. Live returns a reader of the API
+// server, for the rare read that must see the latest stored state; each of
+// its calls is a request.
+//
+// A reconciler that takes an Interface[T] (or the Reader[T] and Writer[T]
+// halves) instead of a *Client[T] can be unit-tested with a hand-written
+// fake and no API server.
 //
 // # Reads never answer from an unfilled cache
 //
@@ -23,7 +46,7 @@
 // for objects that exist. So Get and List first wait until the informer
 // they read has cached its first complete list — started on first use,
 // also after the manager started — bounded by the read's context and the
-// factory's sync timeout (manager.Options.CacheSyncTimeout). If the cache
+// factory's sync timeout (manager.WithCacheSyncTimeout). If the cache
 // cannot be filled, the read fails with an error wrapping
 // informer.ErrNotSynced that names the informer and the reason: at once
 // when the API server refuses the list for good (forbidden by RBAC, an
@@ -34,7 +57,7 @@
 // them from its first reconcile on.
 //
 // A client's cache is scoped to a namespace: the factory's (the manager's
-// Options.Namespace) when asked for "", which is the rule for every cache
+// WithNamespace) when asked for "", which is the rule for every cache
 // of a namespaced manager. Reads of another namespace are errors, not
 // empty answers.
 //

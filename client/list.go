@@ -18,6 +18,14 @@ type listOptions struct {
 	index, value string
 }
 
+func listOptionsOf(opts []ListOption) listOptions {
+	var o listOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
 // InNamespace lists only objects in namespace.
 func InNamespace(namespace string) ListOption {
 	return func(o *listOptions) { o.namespace = namespace }
@@ -39,10 +47,7 @@ func MatchingIndex(name, value string) ListOption {
 // order, after waiting for the cache's first list (as Get does). The
 // objects are shared: copy one before changing it.
 func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
-	var o listOptions
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := listOptionsOf(opts)
 	ns := o.namespace
 	if ns == "" {
 		ns = c.inf.Namespace() // every namespace the cache holds

@@ -35,9 +35,6 @@
 // Every reconcile's context carries a logger (LoggerFrom) with the
 // controller name, the request and a unique reconcile ID.
 //
-// # Writing safely
-//
-// Update and UpdateStatus implement optimistic concurrency for writers that
-// race: read, mutate, write with the resourceVersion read, and on 409
-// Conflict start over from a fresh read, so no writer's change is lost.
+// A controller keeps no write helpers: reconcilers write through package
+// client, whose Modify and ModifyStatus retry conflicting writes.
 package controller

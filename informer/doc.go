@@ -49,7 +49,7 @@
 // resources as Unstructured (ForUnstructured), or metadata only
 // (ForMetadata). Start runs them all, including those handed out later.
 // Unlike client-go's factory, its informers drop metadata.managedFields
-// before caching (SetKeepManagedFields turns that off): the field is often
+// before caching (WithKeepManagedFields turns that off): the field is often
 // half of a small object, and an Update without it leaves it unchanged on
 // the server.
 //

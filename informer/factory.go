@@ -3,12 +3,10 @@ package informer
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,40 +15,27 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/reflector"
 )
 
 // Factory hands out one shared Informer per kind of object, namespace and
 // selectors, and runs them together. Typed objects (*corev1.Pod) are found
-// through a client-go scheme, custom resources through the dynamic client
+// through the cluster's scheme, custom resources through the dynamic client
 // (Unstructured) and metadata-only informers through the metadata client.
 // Its informers drop managedFields unless told otherwise
-// (SetKeepManagedFields).
+// (WithKeepManagedFields).
 //
 // A factory made WithNamespace caches namespaced kinds in that namespace
 // only: asking for namespace "" means that namespace, asking for another is
 // an error, and AllNamespaces asks for a cluster-wide cache explicitly.
 type Factory struct {
-	cfg    *rest.Config
-	scheme *runtime.Scheme
-	codecs runtime.NegotiatedSerializer
-	mapper meta.ResettableRESTMapper
-	dyn    dynamic.Interface
-	meta   metadata.Interface
-	log    logr.Logger
-	o      factoryOptions
+	c *cluster.Cluster
+	o *options
 
 	mu        sync.Mutex
 	informers map[factoryKey]runner
-	defaults  map[schema.GroupKind]Selectors
-	keepMF    bool            // SetKeepManagedFields
 	runCtx    context.Context // set by Start
 	wg        sync.WaitGroup
 }
@@ -60,29 +45,6 @@ type Factory struct {
 // namespace, also from a factory restricted WithNamespace. It is not a
 // valid namespace name, so it cannot collide with one.
 const AllNamespaces = "*"
-
-// FactoryOption configures a Factory.
-type FactoryOption func(*factoryOptions)
-
-type factoryOptions struct {
-	namespace   string
-	syncTimeout time.Duration
-}
-
-// WithNamespace restricts the factory's caches of namespaced kinds to
-// namespace (see Factory). With namespace-scoped RBAC, the only watches
-// that can succeed are the ones in that namespace; a cluster-wide one would
-// be refused forever.
-func WithNamespace(namespace string) FactoryOption {
-	return func(o *factoryOptions) { o.namespace = namespace }
-}
-
-// WithSyncTimeout bounds how long a read through package client waits for
-// an informer's first list, whatever the read's context says (default two
-// minutes; the manager passes its CacheSyncTimeout).
-func WithSyncTimeout(d time.Duration) FactoryOption {
-	return func(o *factoryOptions) { o.syncTimeout = d }
-}
 
 // factoryKey identifies a shared informer.
 type factoryKey struct {
@@ -119,15 +81,19 @@ func (s Selectors) Validate() error {
 	return nil
 }
 
-// NewFactory returns a factory for the cluster at cfg. scheme resolves typed
-// objects to their kinds (client-go's kubernetes/scheme.Scheme covers the
-// built-in ones).
-func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger, opts ...FactoryOption) (*Factory, error) {
-	o := factoryOptions{syncTimeout: 2 * time.Minute}
-	for _, opt := range opts {
-		opt(&o)
+// NewFactory returns a factory of informers of c's kinds. Its options are
+// WithLogger, WithNamespace, WithSyncTimeout, WithKeepManagedFields,
+// WithDefaultSelectors, WithClock and WithReflectorOptions (which apply to
+// each of its informers); WithName is an error, as the factory names its
+// informers after their resources.
+func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
+	if c == nil {
+		return nil, fmt.Errorf("informer factory: nil cluster")
 	}
+	o := newOptions(opts)
 	switch {
+	case o.name != "":
+		return nil, fmt.Errorf("informer factory: WithName(%q): a factory names its informers after their resources", o.name)
 	case o.namespace == AllNamespaces:
 		o.namespace = ""
 	case o.namespace != "":
@@ -138,25 +104,16 @@ func NewFactory(cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger, opts 
 	if o.syncTimeout <= 0 {
 		return nil, fmt.Errorf("informer factory: WithSyncTimeout(%s): must be positive", o.syncTimeout)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("informer factory: discovery client: %w", err)
+	for gk, sel := range o.selectors {
+		if err := sel.Validate(); err != nil {
+			return nil, fmt.Errorf("informer factory: WithDefaultSelectors(%s): %w", gk, err)
+		}
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("informer factory: dynamic client: %w", err)
-	}
-	md, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("informer factory: metadata client: %w", err)
-	}
-	return &Factory{
-		cfg: cfg, scheme: scheme, codecs: serializerFor(scheme),
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
-		dyn:    dyn, meta: md, log: log, o: o,
-		informers: make(map[factoryKey]runner),
-	}, nil
+	return &Factory{c: c, o: o, informers: make(map[factoryKey]runner)}, nil
 }
+
+// Cluster returns the cluster the factory's informers list and watch.
+func (f *Factory) Cluster() *cluster.Cluster { return f.c }
 
 // Namespace returns the namespace the factory's caches of namespaced kinds
 // are restricted to, or "" when they are not.
@@ -169,7 +126,7 @@ func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
 // For returns the shared informer of typed objects T in namespace ("" for
 // all namespaces or for cluster-scoped kinds).
 func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], error) {
-	gvk, err := KindOf[T](f.scheme)
+	gvk, err := cluster.KindOf[T](f.c)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
@@ -186,7 +143,7 @@ func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, 
 	sel = f.selectors(gvk, sel)
 	return shared[*unstructured.Unstructured](f, factoryKey{gvk: gvk, form: "unstructured", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
-			return reflector.FromDynamic(f.dyn, gvr, namespace, selectorOpts(sel)...), nil
+			return reflector.FromDynamic(f.c.Dynamic(), gvr, namespace, selectorOpts(sel)...), nil
 		})
 }
 
@@ -196,7 +153,7 @@ func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel 
 	sel = f.selectors(gvk, sel)
 	return shared[*metav1.PartialObjectMetadata](f, factoryKey{gvk: gvk, form: "metadata", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
-			return reflector.FromMetadata(f.meta, gvr, namespace, selectorOpts(sel)...), nil
+			return reflector.FromMetadata(f.c.Metadata(), gvr, namespace, selectorOpts(sel)...), nil
 		})
 }
 
@@ -204,7 +161,7 @@ func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel 
 // factory has started) on first use. key.namespace is the one asked for; it
 // is resolved against the kind's scope and the factory's namespace first.
 func shared[T Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
-	mapping, err := f.RESTMapping(key.gvk)
+	mapping, err := f.c.RESTMapping(key.gvk)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
@@ -231,8 +188,9 @@ func shared[T Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVer
 	if key.namespace != "" {
 		name += "/" + key.namespace
 	}
-	inf := New[T](&selectingLW{lw: lw, labels: key.labels, fields: key.fields}, WithName(name), WithLogger(f.log))
-	inf.dropManaged = !f.keepMF
+	inf := New[T](&selectingLW{lw: lw, labels: key.labels, fields: key.fields},
+		WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...))
+	inf.dropManaged = !f.o.keepManagedFields
 	inf.ns = key.namespace
 	f.informers[key] = inf
 	if f.runCtx != nil {
@@ -259,7 +217,7 @@ func (f *Factory) resolveNamespace(mapping *meta.RESTMapping, namespace string) 
 	case namespace == "":
 		return f.o.namespace, nil
 	case f.o.namespace != "" && namespace != f.o.namespace:
-		return "", fmt.Errorf("%s in namespace %q: the factory is restricted to namespace %q (manager.Options.Namespace); "+
+		return "", fmt.Errorf("%s in namespace %q: the factory is restricted to namespace %q (manager.WithNamespace); "+
 			"pass informer.AllNamespaces for a cluster-wide cache, or use a factory of its own", kind, namespace, f.o.namespace)
 	}
 	return namespace, nil
@@ -283,7 +241,7 @@ func (f *Factory) run(inf runner) {
 	inf.scheduled()
 	f.wg.Go(func() {
 		if err := inf.Run(f.runCtx); err != nil {
-			f.log.Error(err, "informer stopped", "informer", inf.Name())
+			f.o.log.Error(err, "informer stopped", "informer", inf.Name())
 		}
 	})
 }
@@ -300,41 +258,13 @@ func (f *Factory) Started() bool {
 // context is done).
 func (f *Factory) Wait() { f.wg.Wait() }
 
-// SetDefaultSelectors makes informers of kind gk that are asked for without
-// selectors use sel instead, so that an operator caches only the objects of
-// a kind it manages (controller-runtime's cache ByObject). Informers already
-// handed out are not changed: call it before asking for any.
-func (f *Factory) SetDefaultSelectors(gk schema.GroupKind, sel Selectors) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.defaults == nil {
-		f.defaults = map[schema.GroupKind]Selectors{}
-	}
-	f.defaults[gk] = sel
-}
-
-// SetKeepManagedFields(true) makes the informers handed out afterwards keep
-// metadata.managedFields. By default a factory's informers drop them before
-// caching (see DropManagedFields): they are often half of a small object's
-// size, controllers read them rarely, and an Update of a cached object
-// without them leaves the server's copy as it is (the API server keeps
-// managedFields that a write omits). Keep them if your controller reads
-// them from the cache.
-func (f *Factory) SetKeepManagedFields(keep bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.keepMF = keep
-}
-
 // selectors returns sel, or the default selectors of gvk's kind if sel is
 // empty.
 func (f *Factory) selectors(gvk schema.GroupVersionKind, sel Selectors) Selectors {
 	if sel != (Selectors{}) {
 		return sel
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.defaults[gvk.GroupKind()]
+	return f.o.selectors[gvk.GroupKind()]
 }
 
 // Stats describes one of a factory's informers.
@@ -357,40 +287,6 @@ func (f *Factory) Stats() []Stats {
 		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced(), Err: inf.SyncError()})
 	}
 	return out
-}
-
-// Scheme returns the scheme the factory resolves typed objects with.
-func (f *Factory) Scheme() *runtime.Scheme { return f.scheme }
-
-// RESTMapping returns the resource and scope of gvk, found through the API
-// server's discovery (cached).
-func (f *Factory) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
-	m, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if meta.IsNoMatchError(err) {
-		// The discovery cache may predate the kind: a CRD installed after
-		// the factory first looked. Read discovery again, once.
-		f.mapper.Reset()
-		m, err = f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("no resource for %s: %w", gvk, err)
-	}
-	return m, nil
-}
-
-// KindOf returns the kind of the typed object T (a pointer type such as
-// *corev1.Pod) as registered in scheme.
-func KindOf[T runtime.Object](scheme *runtime.Scheme) (schema.GroupVersionKind, error) {
-	var zero T
-	typ := reflect.TypeOf(zero)
-	if typ == nil || typ.Kind() != reflect.Pointer {
-		return schema.GroupVersionKind{}, fmt.Errorf("want a pointer type such as *corev1.Pod, not %v", typ)
-	}
-	gvks, _, err := scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
-	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme: %w", zero, err)
-	}
-	return gvks[0], nil
 }
 
 // WaitForCacheSync waits until every informer handed out so far has synced;

@@ -54,6 +54,9 @@ type change[T Object] struct {
 // handlers and indexes, then call Run.
 func New[T Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
 	o := newOptions(opts)
+	if o.name == "" {
+		o.name = "informer"
+	}
 	inf := &Informer[T]{
 		name:      o.name,
 		log:       o.log.WithValues("informer", o.name),

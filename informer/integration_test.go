@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,7 +19,9 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reflector"
@@ -66,10 +67,7 @@ func installCRD(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionReso
 // was installed afterwards.
 func TestFactoryFindsKindsInstalledLater(t *testing.T) {
 	env := testkit.Env(t)
-	f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFactory(t, env.Config, clientgoscheme.Scheme)
 	if _, err := informer.For[*corev1.ConfigMap](f, "default", informer.Selectors{}); err != nil {
 		t.Fatal(err) // discovery is now cached
 	}
@@ -277,10 +275,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFactory(t, env.Config, clientgoscheme.Scheme)
 	typed, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
 	if err != nil {
 		t.Fatal(err)
@@ -319,15 +314,12 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 
 func informerFactoryWithoutCore(t *testing.T, env *testenv.Environment) *informer.Factory {
 	t.Helper()
-	f, err := informer.NewFactory(env.Config, runtime.NewScheme(), logr.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFactory(t, env.Config, runtime.NewScheme())
 	return f
 }
 
 // A factory's informers cache objects without managedFields, and a user's
-// transform sees them already dropped; SetKeepManagedFields keeps them.
+// transform sees them already dropped; WithKeepManagedFields keeps them.
 func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -341,11 +333,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 		t.Fatal("the API server recorded no managedFields; the test would prove nothing")
 	}
 	managed := func(keep bool) (typed, meta int, seenByTransform int) {
-		f, err := informer.NewFactory(env.Config, clientgoscheme.Scheme, logr.Discard())
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.SetKeepManagedFields(keep)
+		f := newFactory(t, env.Config, clientgoscheme.Scheme, informer.WithKeepManagedFields(keep))
 		ti, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
 		if err != nil {
 			t.Fatal(err)
@@ -382,4 +370,18 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 	if typed, meta, seen := managed(true); typed == 0 || meta == 0 || seen == 0 {
 		t.Errorf("kept: managedFields entries typed %d, metadata %d, seen by the transform %d; want some", typed, meta, seen)
 	}
+}
+
+// newFactory returns an informer factory of the cluster at cfg.
+func newFactory(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, opts ...informer.Option) *informer.Factory {
+	t.Helper()
+	c, err := cluster.New(cfg, cluster.WithScheme(scheme))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := informer.NewFactory(c, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

@@ -1,13 +1,19 @@
 package informer
 
 import (
+	"time"
+
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/reflector"
 )
 
-// Option configures an Informer.
+// Option configures an Informer (New) or a Factory (NewFactory). Each
+// option's documentation says which of the two it applies to; a Factory
+// passes WithLogger, WithClock and WithReflectorOptions on to each of its
+// informers.
 type Option func(*options)
 
 type options struct {
@@ -15,10 +21,16 @@ type options struct {
 	log           logr.Logger
 	clock         clock.WithTicker
 	reflectorOpts []reflector.Option
+
+	// Factory only.
+	namespace         string
+	syncTimeout       time.Duration
+	keepManagedFields bool
+	selectors         map[schema.GroupKind]Selectors
 }
 
 func newOptions(opts []Option) *options {
-	o := &options{name: "informer", log: logr.Discard(), clock: clock.RealClock{}}
+	o := &options{log: logr.Discard(), clock: clock.RealClock{}, syncTimeout: 2 * time.Minute}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -26,7 +38,7 @@ func newOptions(opts []Option) *options {
 }
 
 // WithName names the informer in logs, metrics and sync errors; use the
-// resource, e.g. "pods" or "foos.example.com".
+// resource, e.g. "pods" or "foos.example.com". New only.
 func WithName(name string) Option { return func(o *options) { o.name = name } }
 
 // WithLogger sets the logger (default: discard).
@@ -39,4 +51,43 @@ func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = 
 // watch timeouts or initial list mode.
 func WithReflectorOptions(opts ...reflector.Option) Option {
 	return func(o *options) { o.reflectorOpts = append(o.reflectorOpts, opts...) }
+}
+
+// WithNamespace restricts a Factory's caches of namespaced kinds to
+// namespace (see Factory). With namespace-scoped RBAC, the only watches
+// that can succeed are the ones in that namespace; a cluster-wide one would
+// be refused forever. Factory only.
+func WithNamespace(namespace string) Option {
+	return func(o *options) { o.namespace = namespace }
+}
+
+// WithSyncTimeout bounds how long a read through package client waits for
+// an informer's first list, whatever the read's context says (default two
+// minutes). Factory only.
+func WithSyncTimeout(d time.Duration) Option {
+	return func(o *options) { o.syncTimeout = d }
+}
+
+// WithKeepManagedFields(true) makes a Factory's informers keep
+// metadata.managedFields. By default they are dropped before caching (see
+// DropManagedFields): they are often half of a small object's size,
+// controllers read them rarely, and an Update of a cached object without
+// them leaves the server's copy as it is (the API server keeps
+// managedFields that a write omits). Keep them if your controller reads
+// them from the cache. Factory only.
+func WithKeepManagedFields(keep bool) Option {
+	return func(o *options) { o.keepManagedFields = keep }
+}
+
+// WithDefaultSelectors makes a Factory's informers of kind gk that are
+// asked for without selectors use sel instead, so that an operator caches
+// only the objects of a kind it manages (controller-runtime's cache
+// ByObject). Factory only.
+func WithDefaultSelectors(gk schema.GroupKind, sel Selectors) Option {
+	return func(o *options) {
+		if o.selectors == nil {
+			o.selectors = map[schema.GroupKind]Selectors{}
+		}
+		o.selectors[gk] = sel
+	}
 }

@@ -87,7 +87,7 @@ func TestFirstReconcileReadsUnwatchedKindFromSyncedCache(t *testing.T) {
 	}
 	for _, when := range []string{"before Start", "in the reconciler"} {
 		t.Run("client made "+when, func(t *testing.T) {
-			m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
+			m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ var readConfigMaps = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []str
 func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
 	cfg := serviceAccount(t, ns, readConfigMaps)
-	m, err := manager.New(cfg, manager.Options{Namespace: ns, HealthAddr: "127.0.0.1:0"})
+	m, err := manager.New(cfg, manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 func TestReadOfForbiddenKindNamesKindAndReason(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
 	cfg := serviceAccount(t, ns, readConfigMaps)
-	m, err := manager.New(cfg, manager.Options{Namespace: ns, HealthAddr: "127.0.0.1:0"})
+	m, err := manager.New(cfg, manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,15 +4,15 @@
 //
 // A Manager owns one informer.Factory, so every controller it runs shares a
 // single watch and cache per kind; the caches hold objects without
-// metadata.managedFields unless Options.KeepManagedFields is set. Start
+// metadata.managedFields unless WithKeepManagedFields(true) is given. Start
 // starts the caches, serves /healthz and /readyz (ready once every cache
 // has synced) and Prometheus metrics on /metrics, and runs the controllers
-// — only on the elected leader when Options.LeaderElection is set, so that
+// — only on the elected leader with WithLeaderElection, so that
 // two replicas never both act. It returns when its context is cancelled
 // (SignalContext cancels it on SIGTERM or SIGINT), after in-flight
 // reconciles have finished:
 //
-//	mgr, err := manager.New(cfg, manager.Options{MetricsAddr: ":8080", HealthAddr: ":8081"})
+//	mgr, err := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
 //	err = builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(r)
 //	err = mgr.Start(manager.SignalContext(context.Background()))
 //

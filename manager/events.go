@@ -16,7 +16,7 @@ func (m *Manager) EventRecorderFor(name string) (record.EventRecorder, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.events == nil {
-		cs, err := kubernetes.NewForConfig(m.cfg)
+		cs, err := kubernetes.NewForConfig(m.cluster.Config())
 		if err != nil {
 			return nil, err
 		}
@@ -24,7 +24,7 @@ func (m *Manager) EventRecorderFor(name string) (record.EventRecorder, error) {
 		// Events("") writes each event in its object's namespace.
 		m.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
 	}
-	return m.events.NewRecorder(m.opts.Scheme, corev1.EventSource{Component: name}), nil
+	return m.events.NewRecorder(m.cluster.Scheme(), corev1.EventSource{Component: name}), nil
 }
 
 // stopEvents flushes and stops the broadcaster, if one was started.

@@ -28,7 +28,7 @@ func (e *election) stop() {
 // leader-only runnables under runCtx; on losing it stops them and fails the
 // manager with ErrLeaseLost.
 func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*election, error) {
-	le := m.opts.LeaderElection
+	le := m.opts.leaderElection
 	id := le.Identity
 	if id == "" {
 		host, _ := os.Hostname()
@@ -36,7 +36,7 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 		_, _ = rand.Read(b)
 		id = host + "_" + hex.EncodeToString(b)
 	}
-	cs, err := kubernetes.NewForConfig(m.cfg)
+	cs, err := kubernetes.NewForConfig(m.cluster.Config())
 	if err != nil {
 		return nil, fmt.Errorf("manager: leader election client: %w", err)
 	}

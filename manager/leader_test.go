@@ -16,14 +16,14 @@ import (
 )
 
 // fast lease timings keep the test short; the ratios match the defaults.
-func lease(ns, id string) *manager.LeaderElection {
-	return &manager.LeaderElection{Name: "lock", Namespace: ns, Identity: id,
+func lease(ns, id string) manager.LeaderElection {
+	return manager.LeaderElection{Name: "lock", Namespace: ns, Identity: id,
 		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
 }
 
 func candidate(t *testing.T, ns, id string) (*manager.Manager, *counter) {
 	t.Helper()
-	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns, LeaderElection: lease(ns, id)})
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithLeaderElection(lease(ns, id)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,10 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/metrics"
@@ -39,8 +38,8 @@ var ErrLeaseLost = errors.New("manager: leader lease lost")
 // Manager runs shared caches, controllers, leader election, health probes
 // and metrics for one operator process.
 type Manager struct {
-	cfg      *rest.Config
-	opts     Options
+	cluster  *cluster.Cluster
+	opts     *options
 	log      logr.Logger
 	factory  *informer.Factory
 	registry *prometheus.Registry
@@ -61,36 +60,30 @@ type Manager struct {
 }
 
 // New returns a Manager for the cluster at cfg.
-func New(cfg *rest.Config, opts Options) (*Manager, error) {
-	opts.defaults()
-	if opts.Scheme == nil {
-		opts.Scheme = scheme.Scheme
+func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, err
 	}
-	if le := opts.LeaderElection; le != nil && le.Name == "" {
-		return nil, errors.New("manager: Options.LeaderElection.Name (the Lease's name) is required")
-	}
-	log := opts.Logger
-	if log.GetSink() == nil {
-		log = logr.Discard()
-	}
-	f, err := informer.NewFactory(cfg, opts.Scheme, log,
-		informer.WithNamespace(opts.Namespace), informer.WithSyncTimeout(opts.CacheSyncTimeout))
+	c, err := cluster.New(cfg, cluster.WithScheme(o.scheme))
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
-	f.SetKeepManagedFields(opts.KeepManagedFields)
-	for gk, sel := range opts.Selectors {
-		if err := sel.Validate(); err != nil {
-			return nil, fmt.Errorf("manager: Options.Selectors[%s]: %w", gk, err)
-		}
-		f.SetDefaultSelectors(gk, sel)
+	fopts := []informer.Option{informer.WithLogger(o.log), informer.WithNamespace(o.namespace),
+		informer.WithSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}
+	for gk, sel := range o.selectors {
+		fopts = append(fopts, informer.WithDefaultSelectors(gk, sel))
 	}
-	reg := opts.Registry
+	f, err := informer.NewFactory(c, fopts...)
+	if err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
+	reg := o.registry
 	if reg == nil {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	m := &Manager{cfg: cfg, opts: opts, log: log, factory: f, registry: reg,
+	m := &Manager{cluster: c, opts: o, log: o.log, factory: f, registry: reg,
 		health: newChecks(), elected: make(chan struct{}), names: map[string]bool{}}
 	if m.wq, err = metrics.NewWorkqueue(reg); err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
@@ -105,19 +98,18 @@ func New(cfg *rest.Config, opts Options) (*Manager, error) {
 	return m, nil
 }
 
+// Cluster returns the connection to the API server: the rest.Config,
+// scheme, REST mapper and REST clients the manager's caches and clients
+// share.
+func (m *Manager) Cluster() *cluster.Cluster { return m.cluster }
+
 // Factory returns the shared informer factory: every informer and client
 // taken from it shares one watch and cache per kind.
 func (m *Manager) Factory() *informer.Factory { return m.factory }
 
-// Config returns the cluster's REST config.
-func (m *Manager) Config() *rest.Config { return m.cfg }
-
-// Scheme returns the scheme of the manager's typed kinds.
-func (m *Manager) Scheme() *runtime.Scheme { return m.opts.Scheme }
-
 // Namespace returns the namespace the caches of namespaced kinds are
-// restricted to ("" for all); see Options.Namespace.
-func (m *Manager) Namespace() string { return m.opts.Namespace }
+// restricted to ("" for all); see WithNamespace.
+func (m *Manager) Namespace() string { return m.opts.namespace }
 
 // Logger returns the manager's logger.
 func (m *Manager) Logger() logr.Logger { return m.log }
@@ -148,7 +140,7 @@ func (m *Manager) ControllerOptions(name string) ([]controller.Option, error) {
 		controller.WithLogger(m.log),
 		controller.WithMetricsProvider(m.wq),
 		controller.WithMetrics(m.rec),
-		controller.WithCacheSyncTimeout(m.opts.CacheSyncTimeout),
+		controller.WithCacheSyncTimeout(m.opts.cacheSyncTimeout),
 	}, nil
 }
 

@@ -95,7 +95,7 @@ func get(t *testing.T, url string) (int, string) {
 func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 5)
-	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns, MetricsAddr: "127.0.0.1:0", HealthAddr: "127.0.0.1:0"})
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 func TestEventRecorderDeliversEvents(t *testing.T) {
 	ns, cs := testkit.Namespace(t, "mgr-"), testkit.Clientset(t)
 	createConfigMaps(t, ns, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,12 +175,12 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	configMaps := schema.GroupKind{Kind: "ConfigMap"}
-	if _, err := manager.New(env.Config, manager.Options{Selectors: map[schema.GroupKind]informer.Selectors{configMaps: {Labels: "app in ("}}}); err == nil ||
-		!strings.Contains(err.Error(), `Options.Selectors[ConfigMap]: label selector "app in ("`) {
+	if _, err := manager.New(env.Config, manager.WithDefaultSelectors(configMaps, informer.Selectors{Labels: "app in ("})); err == nil ||
+		!strings.Contains(err.Error(), `WithDefaultSelectors(ConfigMap): label selector "app in ("`) {
 		t.Fatalf("a bad selector: %v", err)
 	}
-	m, err := manager.New(env.Config, manager.Options{Namespace: ns,
-		Selectors: map[schema.GroupKind]informer.Selectors{configMaps: {Labels: "app=mine"}}})
+	m, err := manager.New(env.Config, manager.WithNamespace(ns),
+		manager.WithDefaultSelectors(configMaps, informer.Selectors{Labels: "app=mine"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 	if cached, ok := inf.Cache().Get(ns, "mine"); !ok {
 		t.Fatal("mine is not cached")
 	} else if n := len(cached.ManagedFields); n != 0 {
-		t.Fatalf("mine is cached with %d managedFields entries; want none (Options.KeepManagedFields is off)", n)
+		t.Fatalf("mine is cached with %d managedFields entries; want none (WithKeepManagedFields is off)", n)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

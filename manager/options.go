@@ -1,67 +1,101 @@
 package manager
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/informer"
 )
 
-// Options configure a Manager. The zero value is valid: the built-in kinds
-// of client-go's scheme, all namespaces, no HTTP servers, no leader
-// election.
-type Options struct {
-	// Scheme maps Go types to kinds; default client-go's
-	// kubernetes/scheme.Scheme. Add custom resources' types to a scheme of
-	// your own that includes it.
-	Scheme *runtime.Scheme
-	// Namespace restricts every cache of a namespaced kind to one
-	// namespace; "" caches all. With it set, a client or informer asked
-	// for namespace "" gets this namespace, and one asked for another
-	// namespace is an error at construction naming both, never a silent
-	// cluster-wide watch (which namespace-scoped RBAC would refuse
-	// forever). Pass informer.AllNamespaces to ask for a cluster-wide
-	// cache explicitly. Cluster-scoped kinds are not affected.
-	Namespace string
-	// Selectors restricts the caches of some kinds to the objects that
-	// match, e.g. {Kind: "Secret"}: {Labels: "app=mine"}; the builder and
-	// clients then see only those (controller-runtime's cache ByObject).
-	Selectors map[schema.GroupKind]informer.Selectors
-	// KeepManagedFields keeps metadata.managedFields in the caches. By
-	// default they are dropped before caching, which saves memory and
-	// start-up time; writes of cached objects are unaffected, as the API
-	// server keeps the managedFields a write omits (see
-	// informer.Factory.SetKeepManagedFields).
-	KeepManagedFields bool
-	// Logger receives the manager's, the caches' and the controllers' logs.
-	Logger logr.Logger
+// Option configures a Manager. Without options a Manager caches the
+// built-in kinds of client-go's scheme in all namespaces, serves no HTTP
+// endpoints and runs without leader election.
+type Option func(*options)
 
-	// MetricsAddr is where /metrics is served, e.g. ":8080" or
-	// "127.0.0.1:0" for a free port (see Manager.MetricsAddr); "" serves
-	// none.
-	MetricsAddr string
-	// HealthAddr is where /healthz and /readyz are served; "" serves none.
-	HealthAddr string
-	// Registry collects the metrics; default a new registry with the Go
-	// and process collectors.
-	Registry *prometheus.Registry
-
-	// LeaderElection, when set, runs controllers only on the replica that
-	// holds the Lease it names.
-	LeaderElection *LeaderElection
-
-	// CacheSyncTimeout bounds the wait for the caches at Start, and a
-	// client read's wait for a cache's first list (see package client);
-	// default two minutes.
-	CacheSyncTimeout time.Duration
-	// ShutdownTimeout bounds how long Start waits, after its context is
-	// done, for controllers to finish their reconciles; default 30 s.
-	ShutdownTimeout time.Duration
+type options struct {
+	scheme            *runtime.Scheme
+	namespace         string
+	selectors         map[schema.GroupKind]informer.Selectors
+	keepManagedFields bool
+	log               logr.Logger
+	metricsAddr       string
+	healthAddr        string
+	registry          *prometheus.Registry
+	leaderElection    *LeaderElection
+	cacheSyncTimeout  time.Duration
+	shutdownTimeout   time.Duration
 }
+
+// WithScheme sets the scheme that maps Go types to kinds (default
+// client-go's kubernetes/scheme.Scheme). Add custom resources' types to a
+// scheme of your own that includes it.
+func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
+
+// WithNamespace restricts every cache of a namespaced kind to namespace
+// (default: all namespaces). A client or informer asked for namespace ""
+// then gets this namespace, and one asked for another namespace is an
+// error at construction naming both, never a silent cluster-wide watch
+// (which namespace-scoped RBAC would refuse forever). Pass
+// informer.AllNamespaces to ask for a cluster-wide cache explicitly.
+// Cluster-scoped kinds are not affected.
+func WithNamespace(namespace string) Option { return func(o *options) { o.namespace = namespace } }
+
+// WithDefaultSelectors restricts the caches of kind gk to the objects sel
+// selects, e.g. (schema.GroupKind{Kind: "Secret"}, {Labels: "app=mine"});
+// the builder and clients then see only those (controller-runtime's cache
+// ByObject).
+func WithDefaultSelectors(gk schema.GroupKind, sel informer.Selectors) Option {
+	return func(o *options) {
+		if o.selectors == nil {
+			o.selectors = map[schema.GroupKind]informer.Selectors{}
+		}
+		o.selectors[gk] = sel
+	}
+}
+
+// WithKeepManagedFields(true) keeps metadata.managedFields in the caches.
+// By default they are dropped before caching, which saves memory and
+// start-up time; writes of cached objects are unaffected, as the API
+// server keeps the managedFields a write omits (see
+// informer.WithKeepManagedFields).
+func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepManagedFields = keep } }
+
+// WithLogger sets the logger of the manager, its caches and its
+// controllers (default: discard).
+func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
+
+// WithMetricsAddr serves /metrics at addr, e.g. ":8080" or "127.0.0.1:0"
+// for a free port (see Manager.MetricsAddr). Default: not served.
+func WithMetricsAddr(addr string) Option { return func(o *options) { o.metricsAddr = addr } }
+
+// WithHealthAddr serves /healthz and /readyz at addr. Default: not served.
+func WithHealthAddr(addr string) Option { return func(o *options) { o.healthAddr = addr } }
+
+// WithRegistry collects the metrics in r (default: a new registry with the
+// Go and process collectors).
+func WithRegistry(r *prometheus.Registry) Option { return func(o *options) { o.registry = r } }
+
+// WithLeaderElection runs controllers only on the replica that holds the
+// Lease that le names.
+func WithLeaderElection(le LeaderElection) Option {
+	return func(o *options) { o.leaderElection = &le }
+}
+
+// WithCacheSyncTimeout bounds the wait for the caches at Start, and a
+// client read's wait for a cache's first list (see package client);
+// default two minutes.
+func WithCacheSyncTimeout(d time.Duration) Option { return func(o *options) { o.cacheSyncTimeout = d } }
+
+// WithShutdownTimeout bounds how long Start waits, after its context is
+// done, for controllers to finish their reconciles; default 30 s.
+func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
 
 // LeaderElection configures the coordination.k8s.io Lease that elects the
 // replica that runs controllers, through client-go's leaderelection.
@@ -79,14 +113,27 @@ type LeaderElection struct {
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
-func (o *Options) defaults() {
-	if o.CacheSyncTimeout == 0 {
-		o.CacheSyncTimeout = 2 * time.Minute
+func newOptions(opts []Option) (*options, error) {
+	o := &options{scheme: scheme.Scheme, log: logr.Discard(),
+		cacheSyncTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second}
+	for _, opt := range opts {
+		opt(o)
 	}
-	if o.ShutdownTimeout == 0 {
-		o.ShutdownTimeout = 30 * time.Second
+	switch {
+	case o.scheme == nil:
+		return nil, errors.New("manager: WithScheme(nil)")
+	case o.cacheSyncTimeout <= 0:
+		return nil, fmt.Errorf("manager: WithCacheSyncTimeout(%s): must be positive", o.cacheSyncTimeout)
+	case o.shutdownTimeout <= 0:
+		return nil, fmt.Errorf("manager: WithShutdownTimeout(%s): must be positive", o.shutdownTimeout)
 	}
-	if le := o.LeaderElection; le != nil {
+	if o.log.GetSink() == nil {
+		o.log = logr.Discard()
+	}
+	if le := o.leaderElection; le != nil {
+		if le.Name == "" {
+			return nil, errors.New("manager: WithLeaderElection: LeaderElection.Name (the Lease's name) is required")
+		}
 		if le.Namespace == "" {
 			le.Namespace = "default"
 		}
@@ -100,4 +147,5 @@ func (o *Options) defaults() {
 			le.RetryPeriod = 2 * time.Second
 		}
 	}
+	return o, nil
 }

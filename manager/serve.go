@@ -27,10 +27,10 @@ func (m *Manager) serve() (*servers, error) {
 		addr string
 		mux  func(*http.ServeMux)
 	}{
-		{m.opts.MetricsAddr, func(mux *http.ServeMux) {
+		{m.opts.metricsAddr, func(mux *http.ServeMux) {
 			mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
 		}},
-		{m.opts.HealthAddr, func(mux *http.ServeMux) {
+		{m.opts.healthAddr, func(mux *http.ServeMux) {
 			mux.Handle("/healthz", m.health.handler(m.health.healthz))
 			mux.Handle("/readyz", m.health.handler(m.health.readyz))
 		}},

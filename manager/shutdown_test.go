@@ -23,7 +23,7 @@ import (
 func TestShutdownFinishesInFlightReconciles(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.Options{Namespace: ns})
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 
 	var elector *election
-	if m.opts.LeaderElection == nil {
+	if m.opts.leaderElection == nil {
 		close(m.elected)
 		for _, r := range m.runnables(true) {
 			m.run(runCtx, r, fail)
@@ -71,7 +71,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Unlock()
 	stopRun()
 	if !m.waitRunnables() {
-		err = errors.Join(err, fmt.Errorf("manager: runnables still running %v after shutdown began", m.opts.ShutdownTimeout))
+		err = errors.Join(err, fmt.Errorf("manager: runnables still running %v after shutdown began", m.opts.shutdownTimeout))
 	}
 	if elector != nil {
 		elector.stop() // releases the lease: the controllers are done
@@ -107,7 +107,7 @@ func (m *Manager) run(ctx context.Context, r Runnable, fail func(error)) {
 func (m *Manager) waitRunnables() bool {
 	done := make(chan struct{})
 	go func() { m.wg.Wait(); close(done) }()
-	t := time.NewTimer(m.opts.ShutdownTimeout)
+	t := time.NewTimer(m.opts.shutdownTimeout)
 	defer t.Stop()
 	select {
 	case <-done:

@@ -18,11 +18,11 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/examples/internal/demo"
 )
 
 func main() {
-	cluster.Main("foo", play)
+	demo.Main("foo", play)
 }
 
 // play runs the story and prints its summary.

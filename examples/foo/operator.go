@@ -45,7 +45,7 @@ func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) 
 	if err != nil {
 		return nil, fmt.Errorf("building the scheme: %w", err)
 	}
-	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme, Namespace: ns, Logger: logger(out)})
+	mgr, err := manager.New(cfg, manager.WithScheme(scheme), manager.WithNamespace(ns), manager.WithLogger(logger(out)))
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}

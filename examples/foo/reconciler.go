@@ -17,7 +17,6 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
-	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -100,7 +99,7 @@ func (r *reconciler) ensureFinalizer(ctx context.Context, foo *v1alpha1.Foo, did
 		return foo, nil
 	}
 	added := false
-	foo, err := controller.Update(ctx, r.foos.Namespace(foo.Namespace), foo.Name, func(f *v1alpha1.Foo) error {
+	foo, err := r.foos.Modify(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
 		// The cache may be behind: decide on the fresh read. A Foo being
 		// deleted cannot take new finalizers; its deletion event follows.
 		if f.DeletionTimestamp == nil && !slices.Contains(f.Finalizers, finalizer) {
@@ -149,7 +148,7 @@ func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo, di
 		return nil, reconcile.TerminalError(errors.New(msg))
 	}
 	if have := ptr.Deref(d.Spec.Replicas, 1); have != want {
-		d, err = controller.Update(ctx, r.deployments.Namespace(foo.Namespace), name, func(d *appsv1.Deployment) error {
+		d, err = r.deployments.Modify(ctx, foo.Namespace, name, func(d *appsv1.Deployment) error {
 			d.Spec.Replicas = ptr.To(want)
 			return nil
 		})
@@ -172,7 +171,7 @@ func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *app
 		return nil
 	}
 	var before v1alpha1.FooStatus
-	_, err := controller.UpdateStatus(ctx, r.foos.Namespace(foo.Namespace), foo.Name, func(f *v1alpha1.Foo) error {
+	_, err := r.foos.ModifyStatus(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
 		before, f.Status = f.Status, want
 		return nil
 	})
@@ -233,7 +232,7 @@ func (r *reconciler) finalize(ctx context.Context, foo *v1alpha1.Foo, did *notes
 		r.counts.deleted.Add(1)
 		did.add("clean-up: deleted deployment %s", name)
 	}
-	_, err = controller.Update(ctx, r.foos.Namespace(foo.Namespace), foo.Name, func(f *v1alpha1.Foo) error {
+	_, err = r.foos.Modify(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
 		f.Finalizers = slices.DeleteFunc(f.Finalizers, func(s string) bool { return s == finalizer })
 		return nil
 	})

@@ -18,9 +18,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
-	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
-	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/examples/internal/demo"
 )
 
 // The objects of the story.
@@ -62,7 +61,7 @@ type story struct {
 // run installs Foo's CRD in the cluster at cfg and plays the story in a fresh
 // namespace, which it deletes afterwards.
 func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err error) {
-	out = cluster.LockedWriter(out) // reconciles print from their own goroutines
+	out = demo.LockedWriter(out) // reconciles print from their own goroutines
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return summary{}, err
@@ -150,7 +149,7 @@ func (st *story) becomeAvailable(ctx context.Context) error {
 // then for the Foo's status to follow the Deployment's.
 func (st *story) scale(ctx context.Context) error {
 	fmt.Fprintf(st.out, "\n3. scale foo %s to 3 replicas\n", fooName)
-	foo, err := controller.Update(ctx, st.foos.Namespace(st.ns), fooName, func(f *v1alpha1.Foo) error {
+	foo, err := st.foos.Modify(ctx, st.ns, fooName, func(f *v1alpha1.Foo) error {
 		f.Spec.Replicas = ptr.To[int32](3)
 		return nil
 	})
@@ -183,10 +182,10 @@ func (st *story) scale(ctx context.Context) error {
 // Deployment's status. Then it waits for the Foo's status to say n too.
 func (st *story) playDeploymentController(ctx context.Context, n int32) error {
 	fmt.Fprintf(st.out, "no kube-controller-manager here: playing the deployment controller, setting availableReplicas=%d on deployment %s\n", n, deploymentName)
-	_, err := controller.UpdateStatus(ctx, st.cs.AppsV1().Deployments(st.ns), deploymentName, func(d *appsv1.Deployment) error {
+	deployments := st.cs.AppsV1().Deployments(st.ns)
+	_, err := demo.Update(ctx, deployments.Get, deployments.UpdateStatus, deploymentName, func(d *appsv1.Deployment) {
 		d.Status.ObservedGeneration = d.Generation
 		d.Status.Replicas, d.Status.UpdatedReplicas, d.Status.ReadyReplicas, d.Status.AvailableReplicas = n, n, n, n
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("setting the deployment's status: %w", err)
@@ -275,7 +274,7 @@ func (st *story) settle(ctx context.Context, what string, cond func(context.Cont
 // getFoo reads a Foo from the API server (not the operator's cache, so
 // that the story sees what is stored); nil if it does not exist.
 func (st *story) getFoo(ctx context.Context, name string) (*v1alpha1.Foo, error) {
-	return orNil(st.foos.Namespace(st.ns).Get(ctx, name, metav1.GetOptions{}))
+	return orNil(st.foos.Live().Get(ctx, st.ns, name))
 }
 
 // getDeployment reads a Deployment from the API server; nil if it does not

@@ -20,11 +20,11 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/examples/internal/demo"
 )
 
 func main() {
-	cluster.Main("mirror", play)
+	demo.Main("mirror", play)
 }
 
 // play runs the story and prints its summary.

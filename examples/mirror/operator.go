@@ -266,10 +266,11 @@ func (o *operator) ensureCopy(ctx context.Context, src *corev1.ConfigMap, ns str
 		return "", nil
 	}
 
-	// The cache may be behind: controller.Update re-reads the copy from the
-	// API server, writes only if it still differs, and retries conflicts.
+	// The cache may be behind: Modify writes only if the copy still
+	// differs, and on a conflict re-reads it from the API server and tries
+	// again.
 	changed := false
-	_, err = controller.Update(ctx, o.cms.Namespace(ns), src.Name, func(cp *corev1.ConfigMap) error {
+	_, err = o.cms.Modify(ctx, ns, src.Name, func(cp *corev1.ConfigMap) error {
 		changed = !sameData(cp, src)
 		cp.Data, cp.BinaryData = maps.Clone(src.Data), maps.Clone(src.BinaryData)
 		return nil

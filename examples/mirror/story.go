@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,8 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/steadyctl/steady/controller"
-	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/examples/internal/demo"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 )
@@ -54,7 +52,7 @@ type story struct {
 // run starts the operator in a manager and plays the story in fresh
 // namespaces of the cluster at cfg, which it deletes afterwards.
 func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err error) {
-	out = cluster.LockedWriter(out) // reconciles print from the controller's goroutines
+	out = demo.LockedWriter(out) // reconciles print from the controller's goroutines
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return summary{}, fmt.Errorf("client: %w", err)
@@ -69,10 +67,9 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	// Cache only this run's ConfigMaps and Namespaces: on a shared cluster
 	// the operator neither holds nor sees anyone else's.
 	runOnly := informer.Selectors{Labels: s.scope.String()}
-	m, err := manager.New(cfg, manager.Options{Logger: logr.Discard(), Selectors: map[schema.GroupKind]informer.Selectors{
-		{Kind: "ConfigMap"}: runOnly,
-		{Kind: "Namespace"}: runOnly,
-	}})
+	m, err := manager.New(cfg,
+		manager.WithDefaultSelectors(schema.GroupKind{Kind: "ConfigMap"}, runOnly),
+		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Namespace"}, runOnly))
 	if err != nil {
 		return summary{}, fmt.Errorf("manager: %w", err)
 	}
@@ -211,10 +208,8 @@ func (s *story) namespace(ctx context.Context, prefix string, target bool) (stri
 
 // setData replaces the data of the ConfigMap sourceName in namespace ns.
 func (s *story) setData(ctx context.Context, ns string, data map[string]string) error {
-	_, err := controller.Update(ctx, s.cs.CoreV1().ConfigMaps(ns), sourceName, func(cm *corev1.ConfigMap) error {
-		cm.Data = data
-		return nil
-	})
+	cms := s.cs.CoreV1().ConfigMaps(ns)
+	_, err := demo.Update(ctx, cms.Get, cms.Update, sourceName, func(cm *corev1.ConfigMap) { cm.Data = data })
 	if err != nil {
 		return fmt.Errorf("editing %s/%s: %w", ns, sourceName, err)
 	}

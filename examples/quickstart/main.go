@@ -19,11 +19,11 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/steadyctl/steady/examples/internal/cluster"
+	"github.com/steadyctl/steady/examples/internal/demo"
 )
 
 func main() {
-	cluster.Main("quickstart", play)
+	demo.Main("quickstart", play)
 }
 
 // play runs the story and prints its summary.

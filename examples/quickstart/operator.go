@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -15,12 +14,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/steadyctl/steady/controller"
-	"github.com/steadyctl/steady/examples/internal/cluster"
-	"github.com/steadyctl/steady/handler"
-	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/examples/internal/demo"
+	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/predicate"
-	"github.com/steadyctl/steady/reflector"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // summary is what the example observed.
@@ -32,18 +31,18 @@ type summary struct {
 }
 
 // reconciler writes what it saw into the Deployment's status: the
-// generation it acted on and how many times it ran.
+// generation it acted on and how many times it ran. It is the README's
+// operator: it reads and writes through a client.
 type reconciler struct {
-	client *kubernetes.Clientset
-	ns     string
-	out    io.Writer
-	count  atomic.Int32
-	quiet  bool // do not print every reconcile (the looping run would flood)
+	deployments client.Interface[*appsv1.Deployment]
+	out         io.Writer
+	count       atomic.Int32
+	quiet       bool // do not print every reconcile (the looping run would flood)
 }
 
-func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	n := r.count.Add(1)
-	d, err := controller.UpdateStatus(ctx, r.client.AppsV1().Deployments(r.ns), req.Name, func(d *appsv1.Deployment) error {
+	d, err := r.deployments.ModifyStatus(ctx, req.Namespace, req.Name, func(d *appsv1.Deployment) error {
 		d.Status.ObservedGeneration = d.Generation
 		d.Status.Conditions = []appsv1.DeploymentCondition{{
 			Type: "Reconciled", Status: corev1.ConditionTrue, Reason: "Quickstart",
@@ -52,88 +51,88 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 		return nil
 	})
 	if apierrors.IsNotFound(err) {
-		return controller.Result{}, nil // deleted meanwhile: nothing to do
+		return reconcile.Result{}, nil // deleted: nothing to do
 	}
 	if err != nil {
-		return controller.Result{}, err
+		return reconcile.Result{}, err
 	}
 	if !r.quiet {
 		fmt.Fprintf(r.out, "  reconcile #%d of %s: generation %d, status written\n", n, req.Name, d.Generation)
 	}
-	return controller.Result{}, nil
+	return reconcile.Result{}, nil
 }
 
 // run plays the example in a fresh namespace of the cluster at cfg.
 func run(ctx context.Context, cfg *rest.Config, out io.Writer, loopWindow time.Duration) (summary, error) {
-	out = cluster.LockedWriter(out) // reconcilers print from their own goroutines
-	client, err := kubernetes.NewForConfig(cfg)
+	out = demo.LockedWriter(out) // reconcilers print from their own goroutines
+	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return summary{}, err
 	}
-	nsObj, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "steady-quickstart-"}}, metav1.CreateOptions{})
+	nsObj, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "steady-quickstart-"}}, metav1.CreateOptions{})
 	if err != nil {
 		return summary{}, fmt.Errorf("creating a namespace: %w", err)
 	}
 	ns := nsObj.Name
-	defer client.CoreV1().Namespaces().Delete(context.WithoutCancel(ctx), ns, metav1.DeleteOptions{})
+	defer cs.CoreV1().Namespaces().Delete(context.WithoutCancel(ctx), ns, metav1.DeleteOptions{})
 	fmt.Fprintf(out, "working in namespace %s\n", ns)
 
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
-
-	// One informer for Deployments, shared by both controllers.
-	deployments := informer.New[*appsv1.Deployment](reflector.FromClient(client.AppsV1().Deployments(ns)), informer.WithName("deployments"))
+	// The operator: a manager whose caches hold this namespace, a client
+	// of Deployments, and two controllers over the one shared informer.
+	mgr, err := manager.New(cfg, manager.WithNamespace(ns))
+	if err != nil {
+		return summary{}, err
+	}
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
+	if err != nil {
+		return summary{}, err
+	}
 	onlyNamed := func(name string) predicate.Predicate[*appsv1.Deployment] {
 		return predicate.NewFilter(func(d *appsv1.Deployment) bool { return d.Name == name })
 	}
-	good := &reconciler{client: client, ns: ns, out: out}
-	loop := &reconciler{client: client, ns: ns, out: out, quiet: true}
-	for _, c := range []struct {
-		name  string
-		r     *reconciler
-		preds []predicate.Predicate[*appsv1.Deployment]
-	}{
-		{"web", good, []predicate.Predicate[*appsv1.Deployment]{onlyNamed("web"), predicate.GenerationChanged[*appsv1.Deployment]()}},
-		{"web-loop", loop, []predicate.Predicate[*appsv1.Deployment]{onlyNamed("web-loop")}},
-	} {
-		ctrl, err := controller.New(c.name, c.r)
-		if err != nil {
-			return summary{}, err
-		}
-		if err := ctrl.Watch(controller.Informer(deployments, handler.EnqueueObject[*appsv1.Deployment](), c.preds...)); err != nil {
-			return summary{}, err
-		}
-		wg.Go(func() { _ = ctrl.Start(ctx) })
+	good := &reconciler{deployments: deployments, out: out}
+	loop := &reconciler{deployments: deployments, out: out, quiet: true}
+	if err := builder.ControllerManagedBy(mgr).Named("web").
+		For(builder.Kind(&appsv1.Deployment{}, onlyNamed("web"), predicate.GenerationChanged[*appsv1.Deployment]())).
+		Complete(good); err != nil {
+		return summary{}, err
 	}
-	wg.Go(func() { _ = deployments.Run(ctx) })
+	if err := builder.ControllerManagedBy(mgr).Named("web-loop").
+		For(builder.Kind(&appsv1.Deployment{}, onlyNamed("web-loop"))).
+		Complete(loop); err != nil {
+		return summary{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	started := make(chan error, 1)
+	go func() { started <- mgr.Start(ctx) }()
+	defer func() { cancel(); <-started }()
 
 	fmt.Fprintln(out, "\n1. a controller with predicate.GenerationChanged:")
-	web, err := client.AppsV1().Deployments(ns).Create(ctx, newDeployment("web"), metav1.CreateOptions{})
+	web, err := cs.AppsV1().Deployments(ns).Create(ctx, newDeployment("web"), metav1.CreateOptions{})
 	if err != nil {
 		return summary{}, err
 	}
 	fmt.Fprintf(out, "  created deployment web (generation %d)\n", web.Generation)
-	if err := waitObserved(ctx, client, ns, "web", 1); err != nil {
+	if err := waitObserved(ctx, cs, ns, "web", 1); err != nil {
 		return summary{}, err
 	}
-	web, err = controller.Update(ctx, client.AppsV1().Deployments(ns), "web", func(d *appsv1.Deployment) error {
+	apps := cs.AppsV1().Deployments(ns)
+	web, err = demo.Update(ctx, apps.Get, apps.Update, "web", func(d *appsv1.Deployment) {
 		replicas := int32(2)
 		d.Spec.Replicas = &replicas
-		return nil
 	})
 	if err != nil {
 		return summary{}, err
 	}
 	fmt.Fprintf(out, "  scaled web to 2 replicas (generation %d)\n", web.Generation)
-	if err := waitObserved(ctx, client, ns, "web", web.Generation); err != nil {
+	if err := waitObserved(ctx, cs, ns, "web", web.Generation); err != nil {
 		return summary{}, err
 	}
 	time.Sleep(loopWindow) // give a loop, if there were one, time to show
 	s := summary{WithPredicate: good.count.Load(), SpecVersions: web.Generation, LoopWindow: loopWindow}
 
 	fmt.Fprintln(out, "\n2. the same reconciler without a predicate:")
-	if _, err := client.AppsV1().Deployments(ns).Create(ctx, newDeployment("web-loop"), metav1.CreateOptions{}); err != nil {
+	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, newDeployment("web-loop"), metav1.CreateOptions{}); err != nil {
 		return summary{}, err
 	}
 	fmt.Fprintln(out, "  created deployment web-loop; each status write is an update event…")

@@ -7,15 +7,14 @@ package main
 import (
 	"context"
 
-	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/scheme"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
@@ -52,11 +51,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 // served, as the controller-runtime child's are), and a typed client for
 // the writes.
 func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (e2e.Running, error) {
-	f, err := informer.NewFactory(cfg, scheme.Scheme, logr.Discard())
+	cl, err := cluster.New(cfg)
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	f.SetKeepManagedFields(o.ManagedFields == "keep") // the default drops them
+	f, err := informer.NewFactory(cl, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	if err != nil {
+		return e2e.Running{}, err
+	}
 	cms, err := informer.For[*corev1.ConfigMap](f, o.Namespace, informer.Selectors{})
 	if err != nil {
 		return e2e.Running{}, err

@@ -1,4 +1,4 @@
-package cluster
+package demo
 
 import (
 	"context"
@@ -9,8 +9,11 @@ import (
 	"sync"
 	"syscall"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/steadyctl/steady/testenv"
 )
@@ -74,4 +77,24 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// Update changes the object name as a person with kubectl would, not as
+// the operator: through a clientset's get and write (Update or
+// UpdateStatus) functions, retrying on 409 Conflict.
+func Update[T runtime.Object](ctx context.Context,
+	get func(context.Context, string, metav1.GetOptions) (T, error),
+	write func(context.Context, T, metav1.UpdateOptions) (T, error),
+	name string, mutate func(T)) (T, error) {
+	var out T
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		obj, err := get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		mutate(obj)
+		out, err = write(ctx, obj, metav1.UpdateOptions{})
+		return err
+	})
+	return out, err
 }

@@ -1,0 +1,70 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/steadyctl/steady/informer"
+)
+
+// Live reads objects of kind T from the API server itself, not the cache:
+// for the rare read that must see the latest state (a retry after a
+// conflict does this for you) or a kind the operator does not want to
+// cache. Each call is a request, so do not use it on every reconcile of a
+// busy controller. It implements Reader[T].
+type Live[T informer.Object] struct{ c *Client[T] }
+
+// Live returns the client's reader of the API server.
+func (c *Client[T]) Live() Live[T] { return Live[T]{c} }
+
+// Get reads namespace/name from the API server.
+func (l Live[T]) Get(ctx context.Context, namespace, name string) (T, error) {
+	return l.c.getLive(ctx, namespace, name)
+}
+
+// List lists from the API server, narrowed by the options; MatchingIndex
+// is an error, as indexes exist only in the cache.
+func (l Live[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
+	return l.c.listLive(ctx, opts)
+}
+
+func (c *Client[T]) getLive(ctx context.Context, namespace, name string) (T, error) {
+	req := c.rest.Get().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).Name(name)
+	return c.do(ctx, req, "get", namespace, name)
+}
+
+func (c *Client[T]) listLive(ctx context.Context, opts []ListOption) ([]T, error) {
+	o := listOptionsOf(opts)
+	if o.index != "" {
+		return nil, fmt.Errorf("list %s from the API server: MatchingIndex(%q) works on the cache only", c.resource, o.index)
+	}
+	lo := metav1.ListOptions{}
+	if o.selector != nil {
+		lo.LabelSelector = o.selector.String()
+	}
+	list, err := c.scheme.New(c.gvk.GroupVersion().WithKind(c.gvk.Kind + "List"))
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, err)
+	}
+	err = c.rest.Get().NamespaceIfScoped(o.namespace, c.namespaced && o.namespace != "").Resource(c.resource.Resource).
+		VersionedParams(&lo, c.params).Do(ctx).Into(list)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, err)
+	}
+	out := make([]T, 0, len(items))
+	for _, it := range items {
+		obj, ok := it.(T)
+		if !ok {
+			return nil, fmt.Errorf("list %s: got %T items", c.resource, it)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}

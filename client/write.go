@@ -1,0 +1,100 @@
+package client
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/informer"
+)
+
+// Create creates obj and returns the object the server stored.
+func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOptions) (T, error) {
+	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
+		VersionedParams(first(opts), c.params).Body(obj)
+	return c.do(ctx, req, "create", obj.GetNamespace(), obj.GetName())
+}
+
+// Update replaces obj and returns the object the server stored, failing
+// with 409 Conflict (apierrors.IsConflict) if the object changed on the
+// server since obj's resourceVersion. Modify retries such conflicts for you.
+func (c *Client[T]) Update(ctx context.Context, obj T, opts ...metav1.UpdateOptions) (T, error) {
+	return c.put(ctx, obj, "", opts)
+}
+
+// UpdateStatus replaces obj's status subresource, as Update does.
+func (c *Client[T]) UpdateStatus(ctx context.Context, obj T, opts ...metav1.UpdateOptions) (T, error) {
+	return c.put(ctx, obj, "status", opts)
+}
+
+// Patch applies a patch of type pt (types.MergePatchType,
+// types.JSONPatchType, types.StrategicMergePatchType or
+// types.ApplyPatchType) to namespace/name and returns the patched object.
+func (c *Client[T]) Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error) {
+	return c.patch(ctx, namespace, name, "", pt, data, opts)
+}
+
+// PatchStatus patches the status subresource of namespace/name, as Patch
+// does.
+func (c *Client[T]) PatchStatus(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error) {
+	return c.patch(ctx, namespace, name, "status", pt, data, opts)
+}
+
+// Delete deletes namespace/name. Deleting an object that is already gone
+// returns a NotFound API error.
+func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error {
+	err := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
+		Name(name).Body(first(opts)).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("delete %s %s: %w", c.resource, objectKey(namespace, name), err)
+	}
+	return nil
+}
+
+// DeleteAllOf deletes every object in namespace ("" for cluster-scoped
+// kinds, or all namespaces) that sel selects, in one request.
+func (c *Client[T]) DeleteAllOf(ctx context.Context, namespace string, sel informer.Selectors, opts ...metav1.DeleteOptions) error {
+	if err := sel.Validate(); err != nil {
+		return fmt.Errorf("delete all %s: %w", c.resource, err)
+	}
+	list := metav1.ListOptions{LabelSelector: sel.Labels, FieldSelector: sel.Fields}
+	err := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced && namespace != "").Resource(c.resource.Resource).
+		VersionedParams(&list, c.params).Body(first(opts)).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("delete all %s in %q: %w", c.resource, namespace, err)
+	}
+	return nil
+}
+
+func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.UpdateOptions) (T, error) {
+	req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
+		Name(obj.GetName()).VersionedParams(first(opts), c.params).Body(obj)
+	verb := "update"
+	if sub != "" {
+		req, verb = req.SubResource(sub), "update "+sub+" of"
+	}
+	return c.do(ctx, req, verb, obj.GetNamespace(), obj.GetName())
+}
+
+func (c *Client[T]) patch(ctx context.Context, namespace, name, sub string, pt types.PatchType, data []byte, opts []metav1.PatchOptions) (T, error) {
+	req := c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
+		Name(name).VersionedParams(first(opts), c.params).Body(data)
+	verb := "patch"
+	if sub != "" {
+		req, verb = req.SubResource(sub), "patch "+sub+" of"
+	}
+	return c.do(ctx, req, verb, namespace, name)
+}
+
+// do sends req and decodes the answer; namespace and name are for errors.
+func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, name string) (T, error) {
+	out := c.newObj()
+	if err := req.Do(ctx).Into(out); err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
+	}
+	return out, nil
+}

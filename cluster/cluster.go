@@ -1,0 +1,161 @@
+package cluster
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Cluster holds the clients of one API server. Its methods are safe for
+// concurrent use.
+type Cluster struct {
+	cfg    *rest.Config
+	scheme *runtime.Scheme
+	codecs runtime.NegotiatedSerializer
+	params runtime.ParameterCodec
+	mapper meta.ResettableRESTMapper
+	dyn    dynamic.Interface
+	meta   metadata.Interface
+
+	mu   sync.Mutex
+	rest map[schema.GroupVersion]rest.Interface
+}
+
+// Option configures a Cluster.
+type Option func(*options)
+
+type options struct{ scheme *runtime.Scheme }
+
+// WithScheme sets the scheme that maps Go types to kinds (default
+// client-go's kubernetes/scheme.Scheme, the built-in kinds). Custom
+// resources' Go types go in a scheme of your own that includes the
+// built-in ones.
+func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
+
+// New returns a Cluster for the API server at cfg. It makes no request:
+// discovery is read when a kind is first mapped.
+func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
+	if cfg == nil {
+		return nil, fmt.Errorf("cluster: nil rest.Config")
+	}
+	o := options{scheme: scheme.Scheme}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.scheme == nil {
+		return nil, fmt.Errorf("cluster: WithScheme(nil)")
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: discovery client: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: dynamic client: %w", err)
+	}
+	md, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: metadata client: %w", err)
+	}
+	return &Cluster{
+		cfg:    rest.CopyConfig(cfg),
+		scheme: o.scheme,
+		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
+		params: runtime.NewParameterCodec(o.scheme),
+		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		dyn:    dyn,
+		meta:   md,
+		rest:   make(map[schema.GroupVersion]rest.Interface),
+	}, nil
+}
+
+// Config returns a copy of the cluster's rest.Config.
+func (c *Cluster) Config() *rest.Config { return rest.CopyConfig(c.cfg) }
+
+// Scheme returns the scheme that maps Go types to kinds.
+func (c *Cluster) Scheme() *runtime.Scheme { return c.scheme }
+
+// ParameterCodec encodes options structs (metav1.ListOptions and the like)
+// as query parameters, for the scheme's kinds.
+func (c *Cluster) ParameterCodec() runtime.ParameterCodec { return c.params }
+
+// Dynamic returns the dynamic client (objects as Unstructured).
+func (c *Cluster) Dynamic() dynamic.Interface { return c.dyn }
+
+// Metadata returns the metadata-only client (PartialObjectMetadata).
+func (c *Cluster) Metadata() metadata.Interface { return c.meta }
+
+// RESTMapping returns the resource and scope of gvk, found through the API
+// server's discovery (cached; read again once for a kind it does not know).
+func (c *Cluster) RESTMapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		// The discovery cache may predate the kind: a CRD installed after
+		// the first look. Read discovery again, once.
+		c.mapper.Reset()
+		m, err = c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster: no resource for %s: %w", gvk, err)
+	}
+	return m, nil
+}
+
+// RESTMapper returns the cluster's REST mapper, for code that takes a
+// meta.RESTMapper. Prefer RESTMapping, which re-reads discovery for kinds
+// installed later.
+func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
+
+// RESTClientFor returns the REST client for the API group version gv that
+// encodes and decodes the scheme's typed objects, as a generated clientset
+// does. Clients are made once per group version and shared.
+func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rc, ok := c.rest[gv]; ok {
+		return rc, nil
+	}
+	cfg := rest.CopyConfig(c.cfg)
+	cfg.GroupVersion = &gv
+	cfg.APIPath = "/apis"
+	if gv.Group == "" {
+		cfg.APIPath = "/api"
+	}
+	cfg.NegotiatedSerializer = c.codecs
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	rc, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: REST client for %s: %w", gv, err)
+	}
+	c.rest[gv] = rc
+	return rc, nil
+}
+
+// KindOf returns the kind of the typed object T (a pointer type such as
+// *corev1.Pod) as registered in c's scheme.
+func KindOf[T runtime.Object](c *Cluster) (schema.GroupVersionKind, error) {
+	var zero T
+	typ := reflect.TypeOf(zero)
+	if typ == nil || typ.Kind() != reflect.Pointer {
+		return schema.GroupVersionKind{}, fmt.Errorf("want a pointer type such as *corev1.Pod, not %v", typ)
+	}
+	gvks, _, err := c.scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
+	if err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme: %w", zero, err)
+	}
+	return gvks[0], nil
+}
