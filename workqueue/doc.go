@@ -48,10 +48,9 @@
 // (per item, base*2^failures up to a cap, exact at any failure count),
 // FastSlowLimiter (a few quick retries, then slow ones), BucketLimiter (one
 // token bucket for all items) and MaxOfLimiter (the longest of several).
-// A BucketLimiter returns the delays a golang.org/x/time/rate Limiter of
-// the same limit and burst would, computed in integer nanoseconds in
-// about a third of the time; NewSharedBucketLimiter draws from a
-// *rate.Limiter the caller shares or reconfigures instead.
+// A BucketLimiter is a golang.org/x/time/rate Limiter that each retry
+// reserves a token from, as in client-go; NewSharedBucketLimiter draws
+// from a *rate.Limiter the caller shares or reconfigures.
 // DefaultControllerRateLimiter is what controllers expect: exponential
 // from 5ms to 1000s, max-of a bucket of 10 retries per second with bursts
 // of 100. Like client-go's, the max-of takes a bucket token on every
