@@ -75,7 +75,7 @@
 // under the names dashboards for Kubernetes controllers already use, each
 // with the queue's name as the label "name":
 //
-//	workqueue_depth                              Gauge      items ready to be handed out
+//	workqueue_depth                              Gauge      items added and not yet handed out
 //	workqueue_adds_total                         Counter    items that became ready
 //	workqueue_queue_duration_seconds             Histogram  time from ready to Get
 //	workqueue_work_duration_seconds              Histogram  time from Get to Done
@@ -83,6 +83,8 @@
 //	workqueue_longest_running_processor_seconds  Gauge      age of the oldest work in progress
 //	workqueue_retries_total                      Counter    AddAfter calls, AddRateLimited included
 //
+// workqueue_depth counts, as client-go's does, an item added again while
+// it is being processed, although Len does not until Done queues it.
 // The two unfinished-work gauges are refreshed every 500ms by a goroutine
 // that runs only when metrics are recorded. Without metrics the queue
 // reads no clock on Add, Get and Done.

@@ -130,7 +130,6 @@ func (q *Queue[T]) finish(item T, h uint64) {
 	}
 	if q.metrics != nil {
 		q.metrics.done(item, q.now())
-		q.metrics.requeued(q.readyLen())
 	}
 	if q.draining.Load() && q.idle() {
 		q.drained.Broadcast()
@@ -156,6 +155,6 @@ func (q *Queue[T]) startProcessing(item T, h uint64) {
 	*q.items.at(q.items.find(h, item)) = itemState{flags: processing}
 	q.processing++
 	if q.metrics != nil {
-		q.metrics.handedOut(item, q.now(), q.readyLen())
+		q.metrics.handedOut(item, q.now())
 	}
 }

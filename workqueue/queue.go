@@ -146,7 +146,7 @@ func (q *Queue[T]) makeDirty(item T, h uint64, st *itemState) {
 		q.wakeWorker()
 	}
 	if q.metrics != nil {
-		q.metrics.added(item, q.now(), q.readyLen())
+		q.metrics.added(item, q.now())
 	}
 }
 
