@@ -97,9 +97,12 @@
 // steady state does not allocate. Producers and workers seldom take the
 // lock: Get takes most items from a small lock-free ring that a Get
 // holding the lock fills with a batch of the oldest ready items, and Add
-// and Done leave the item in lock-free inboxes that the next lock holder
-// applies, in order. With more goroutines than cores, a lock waiter parks
-// and is woken at the cost of context switches, and without these a busy
-// queue spends more time on that than on its own work. The bench module
-// compares this package with client-go's queue side by side.
+// leaves the item in a lock-free inbox that the next lock holder applies,
+// in order. With more goroutines than cores, a lock waiter parks and is
+// woken at the cost of context switches, and without these a busy queue
+// spends more time on that than on its own work. Done takes the lock, so
+// that once it returns the queue holds no reference to the finished item
+// (unless it was added again): a queue of pointers does not keep finished
+// objects alive. The bench module compares this package with client-go's
+// queue side by side.
 package workqueue

@@ -40,9 +40,9 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 			testHookBeforeSleep()
 		}
 		q.asleep.Add(1)
-		// An Add or Done that pushed before the announcement above and saw
-		// no sleeper left its work in an inbox: apply it before deciding
-		// to sleep.
+		// An Add that pushed before the announcement above and saw no
+		// sleeper left its item in the inbox: apply it before deciding to
+		// sleep.
 		q.sync()
 		if q.readyLen() > 0 {
 			q.stayAwake()
@@ -94,6 +94,6 @@ func (q *Queue[T]) stayAwake() {
 }
 
 // testHookBeforeSleep, if set, runs in Get just before a worker
-// announces that it is going to sleep: where a lock-free Done can slip in
+// announces that it is going to sleep: where a lock-free Add can slip in
 // unnoticed.
 var testHookBeforeSleep func()

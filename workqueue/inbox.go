@@ -2,14 +2,11 @@ package workqueue
 
 import "sync/atomic"
 
-// inbox carries Add or Done calls to whichever goroutine next holds the
-// queue's lock, so that the caller does not take the lock itself. With
-// Get's lock-free ring (see readyRing), a busy worker takes the lock about
-// once per batch of items instead of twice per item, and a producer does
-// not take it at all: it never waits for a worker that holds the lock, so
-// it is never parked and woken on the worker's processor, which on a
-// machine with few cores leaves the other one idle for tens of
-// microseconds. The queue has one inbox for Adds and one for Dones.
+// inbox carries Add calls to whichever goroutine next holds the queue's
+// lock, so that the producer does not take the lock itself: it never
+// waits for a worker that holds the lock, so it is never parked and woken
+// on the worker's processor, which on a machine with few cores leaves the
+// other one idle for tens of microseconds.
 //
 // It is a bounded ring in which any number of goroutines push and only
 // the lock holder drains. A pusher claims a position by advancing enq,
@@ -37,17 +34,16 @@ type inbox[E any] struct {
 
 const cacheLine = 64
 
-// inboxCell holds one call: the Add inbox's entries are items, 32 bytes a
-// cell for a string so that two fill a cache line; the Done inbox's carry
-// more (see doneCall).
+// inboxCell holds one call: an Add's item, 32 bytes a cell for a string
+// so that two fill a cache line.
 type inboxCell[E any] struct {
 	seq   atomic.Uint64 // position+1 once filled for that position; see push
 	entry E
 	hash  uint64 // the item's, computed by the caller, before the lock
 }
 
-// inboxSize bounds the calls in flight; beyond it Add or Done takes the
-// lock and applies the inbox itself, so a producer far ahead of the
+// inboxSize bounds the calls in flight; beyond it Add takes the lock and
+// applies the inbox itself, so a producer far ahead of the
 // workers shares their work.
 const inboxSize = 256
 

@@ -22,30 +22,25 @@ type Queue[T comparable] struct {
 	// change; they have cache lines of their own so that the fields the
 	// lock holder writes on every call do not evict them from the
 	// producers' and workers' caches.
-	seed     maphash.Seed     // hashItem's seed for items
-	metrics  *queueMetrics[T] // nil when no metrics are recorded
-	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
-	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
-	closed   atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
-	_        [cacheLine]byte
+	seed    maphash.Seed     // hashItem's seed for items
+	metrics *queueMetrics[T] // nil when no metrics are recorded
+	asleep  atomic.Int32     // workers waiting on ready that nobody has woken
+	closed  atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
+	_       [cacheLine]byte
 
-	mu      sync.Mutex
-	ready   sync.Cond // Get waits here for an item; see wakeWorker
-	drained sync.Cond // Broadcast when a draining shutdown may return
-	waking  int       // workers woken that have not yet returned from Wait
+	mu       sync.Mutex
+	ready    sync.Cond // Get waits here for an item; see wakeWorker
+	drained  sync.Cond // Broadcast when a draining shutdown may return
+	waking   int       // workers woken that have not yet returned from Wait
+	draining bool      // a ShutDownWithDrain is waiting
 
 	items      table[T, itemState] // every item that is queued, processing or waiting
 	fifo       fifo[T]             // ready items, behind the ring's
 	ring       readyRing[T]        // older ready items, for Get without the lock
 	processing int                 // recorded takes not yet Done
-	dones      inbox[doneCall[T]]  // Done calls not yet applied
 	adds       inbox[T]            // Add calls not yet applied
-
-	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
-	waiting  deadlineHeap[T]
-	nwaiting int    // items whose heap entry is live
-	seq      uint64 // last deadline.seq handed out
-	wake     chan struct{}
+	waiting    delayHeap[T]        // items waiting for a deadline (DelayingQueue)
+	wake       chan struct{}       // tells runTimer of an earlier deadline
 
 	stop chan struct{} // closed by the first shutdown
 	wg   sync.WaitGroup
@@ -59,8 +54,7 @@ type Queue[T comparable] struct {
 // itemState is what the queue keeps per item; one probe of the table
 // answers every question an operation has about the item.
 type itemState struct {
-	at    time.Duration // the live heap entry's deadline, when waiting
-	seq   uint32        // the low bits of the live heap entry's seq
+	slot  uint32 // the item's slot in the delay heap, when waiting
 	flags uint8
 }
 
@@ -105,9 +99,9 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // now and its pending delay is dropped. After shutdown Add drops the item
 // and logs that at V(1).
 //
-// Add usually does not take the queue's lock: like Done, it leaves item
-// in a lock-free inbox that the next call to take the lock applies first
-// (Get when the ring runs low or empty, Len, AddAfter, ShutDownWithDrain),
+// Add usually does not take the queue's lock: it leaves item in a
+// lock-free inbox that the next call to take the lock applies first (Get
+// when the ring runs low or empty, Done, Len, AddAfter, ShutDownWithDrain),
 // in the order the Adds were made, so each observes it as if it had
 // happened when Add returned. Add applies the inbox itself when a worker
 // sleeps in Get (so that the item wakes it), when a shutdown has begun,
@@ -129,6 +123,24 @@ func (q *Queue[T]) Add(item T) {
 	q.makeDirty(item, h, q.state(item, h))
 }
 
+// wakeAppliers makes sure that an Add just left in the inbox is applied by
+// someone: sleeping workers would not come by to apply it, so if any
+// exists this applies it itself. A worker announces its sleep before it
+// last looks at the inbox, and this looks for sleepers after the push;
+// with sequentially consistent atomics on both sides, at least one side
+// sees the other. An Add that raced with shutdown is applied at once too,
+// so that it is not left behind once the workers have stopped. Otherwise
+// the next Get that takes the lock (to top the ring up, or because it is
+// empty) applies it, or any other call that syncs.
+func (q *Queue[T]) wakeAppliers() {
+	if q.asleep.Load() == 0 && !q.closed.Load() {
+		return
+	}
+	q.mu.Lock()
+	q.sync()
+	q.mu.Unlock()
+}
+
 // makeDirty marks item, whose hash is h and whose state is st, as needing
 // processing; q.mu is held. st is what state returns, or the table's entry
 // when the takes that matter to the call are recorded already (applyAdds).
@@ -137,8 +149,8 @@ func (q *Queue[T]) makeDirty(item T, h uint64, st *itemState) {
 		return
 	}
 	if st.flags&waiting != 0 {
-		st.flags &^= waiting // its heap entry is now stale
-		q.nwaiting--
+		st.flags &^= waiting
+		q.waiting.cancel(st.slot)
 	}
 	st.flags |= dirty
 	if st.flags&processing == 0 {

@@ -339,19 +339,6 @@ func TestQueueStructKeys(t *testing.T) {
 	}
 }
 
-// A Done that lands after Get last applied the inbox but before the worker
-// announced its sleep must still be seen: the worker looks again.
-func TestQueueDoneJustBeforeAWorkerSleeps(t *testing.T) {
-	q := New[string]()
-	defer q.ShutDown()
-	q.Add("a")
-	a := mustGet(t, q)
-	q.Add("a") // dirty: Done must requeue it
-	getAfterHook(t, q, "a", func() {
-		q.Done(a) // lock-free: no worker has announced a sleep yet
-	})
-}
-
 // getAfterHook runs hook where a worker in Get is about to announce its
 // sleep and expects Get to return want. The item the worker's last look
 // finds is counted as waking it; the worker must take that back, or the

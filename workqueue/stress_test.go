@@ -126,7 +126,7 @@ func (q *Queue[T]) quiet() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sync()
-	return q.idle() && q.nwaiting == 0
+	return q.idle() && q.waiting.live == 0
 }
 
 func TestStressRateLimitingQueue(t *testing.T) {
