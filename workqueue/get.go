@@ -33,8 +33,8 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 		if q.fifo.len() > 0 {
 			return q.handOut(), false
 		}
-		if q.closed.Load() {
-			return item, true
+		if q.closed.Load() && q.adds.settled() {
+			return item, true // nothing queued, and nothing on its way
 		}
 		if testHookBeforeSleep != nil {
 			testHookBeforeSleep()
@@ -44,7 +44,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 		// sleeper left its item in the inbox: apply it before deciding to
 		// sleep.
 		q.sync()
-		if q.readyLen() > 0 {
+		if q.readyLen() > 0 || q.closed.Load() && q.adds.settled() {
 			q.stayAwake()
 			continue
 		}

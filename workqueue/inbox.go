@@ -47,10 +47,18 @@ type inboxCell[E any] struct {
 // workers shares their work.
 const inboxSize = 256
 
-// push hands e to the inbox, or returns false if the inbox is full.
+// sealed is set in enq when the queue shuts down: no push claims a cell
+// after it, so a shutdown knows every call it has to wait for.
+const sealed = 1 << 63
+
+// push hands e to the inbox, or returns false if the inbox is full or
+// sealed.
 func (b *inbox[E]) push(e E, hash uint64) bool {
 	for {
 		pos := b.enq.Load()
+		if pos&sealed != 0 {
+			return false
+		}
 		// Signed: pos may be stale by the time freed is read, even below
 		// it, which is not a full inbox; the CAS below then fails.
 		if int64(pos-b.freed.Load()) >= int64(len(b.cells)) {
@@ -68,7 +76,15 @@ func (b *inbox[E]) push(e E, hash uint64) bool {
 
 // claimed returns the next position to claim: every push that has
 // claimed a cell so far claimed one below it.
-func (b *inbox[E]) claimed() uint64 { return b.enq.Load() }
+func (b *inbox[E]) claimed() uint64 { return b.enq.Load() &^ sealed }
+
+// seal makes every later push fail.
+func (b *inbox[E]) seal() { b.enq.Or(sealed) }
+
+// settled reports whether every call claimed so far has been popped: none
+// is waiting, and none is being filled in. The caller holds the queue's
+// lock.
+func (b *inbox[E]) settled() bool { return b.deq == b.claimed() }
 
 // pop takes the oldest entry that is ready. It reports false when the
 // inbox is empty, or when the oldest position is claimed but not yet

@@ -128,17 +128,26 @@ func (q *Queue[T]) Add(item T) {
 // exists this applies it itself. A worker announces its sleep before it
 // last looks at the inbox, and this looks for sleepers after the push;
 // with sequentially consistent atomics on both sides, at least one side
-// sees the other. An Add that raced with shutdown is applied at once too,
-// so that it is not left behind once the workers have stopped. Otherwise
-// the next Get that takes the lock (to top the ring up, or because it is
-// empty) applies it, or any other call that syncs.
+// sees the other. Likewise a shutdown sets closed before it looks at the
+// inbox: an Add that claimed its cell before the inbox was sealed is
+// either seen by the shutdown or sees closed, and is applied at once.
+// Get does not report shutdown, nor ShutDownWithDrain return, while such
+// an Add is unsettled, so this wakes them once the last one is applied.
+// Otherwise the next Get that takes the lock (to top the ring up, or
+// because it is empty) applies the Add, or any other call that syncs.
 func (q *Queue[T]) wakeAppliers() {
 	if q.asleep.Load() == 0 && !q.closed.Load() {
 		return
 	}
 	q.mu.Lock()
+	defer q.mu.Unlock()
 	q.sync()
-	q.mu.Unlock()
+	if q.closed.Load() && q.adds.settled() {
+		q.wakeAll()
+		if q.draining && q.idle() {
+			q.drained.Broadcast()
+		}
+	}
 }
 
 // makeDirty marks item, whose hash is h and whose state is st, as needing
@@ -179,12 +188,13 @@ func (q *Queue[T]) state(item T, h uint64) *itemState {
 // held. Takes from the ring may make it smaller at any time.
 func (q *Queue[T]) readyLen() int { return q.fifo.len() + q.ring.len() }
 
-// idle reports whether no item is ready or being processed; q.mu is held.
-// An item taken from the ring is being processed before its take is
-// recorded, so the ring must be empty with every take recorded: checking
-// readyLen and processing apart would miss a take between the two.
+// idle reports whether no item is ready or being processed, and no Add is
+// unsettled in the inbox; q.mu is held. An item taken from the ring is
+// being processed before its take is recorded, so the ring must be empty
+// with every take recorded: checking readyLen and processing apart would
+// miss a take between the two.
 func (q *Queue[T]) idle() bool {
-	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained()
+	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained() && q.adds.settled()
 }
 
 func (q *Queue[T]) dropAfterShutdown(item T) {

@@ -38,8 +38,14 @@ func (q *Queue[T]) shutDownLocked() {
 		return
 	}
 	q.closed.Store(true) // Add reads it without the lock; see wakeAppliers
+	q.adds.seal()
 	q.dropWaiting()
 	close(q.stop)
+	q.wakeAll()
+}
+
+// wakeAll wakes every worker asleep in Get; q.mu is held.
+func (q *Queue[T]) wakeAll() {
 	q.waking += int(q.asleep.Swap(0))
 	q.ready.Broadcast()
 }
