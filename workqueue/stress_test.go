@@ -43,17 +43,16 @@ func (s *stressKeys) process(key int, work func()) {
 	s.inFlight[key].Add(-1)
 }
 
-// produce runs producers goroutines that each bump and add adds random
-// keys, and waits for them.
-func (s *stressKeys) produce(producers, adds int, add func(r *rand.Rand, key int)) {
+// produce runs producers goroutines that each call add calls with random
+// keys, and waits for them. add gets the producer's number; it must bump
+// a key it adds.
+func (s *stressKeys) produce(producers, calls int, add func(r *rand.Rand, producer, key int)) {
 	var wg sync.WaitGroup
 	for p := range producers {
 		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(p), uint64(adds)))
-			for range adds {
-				key := r.IntN(len(s.version))
-				s.bump(key)
-				add(r, key)
+			r := rand.New(rand.NewPCG(uint64(p), uint64(calls)))
+			for range calls {
+				add(r, p, r.IntN(len(s.version)))
 			}
 		})
 	}
@@ -111,7 +110,10 @@ func TestStressQueue(t *testing.T) {
 			runtime.Gosched()
 		})
 	})
-	s.produce(producers, adds, func(_ *rand.Rand, key int) { q.Add(key) })
+	s.produce(producers, adds, func(_ *rand.Rand, _, key int) {
+		s.bump(key)
+		q.Add(key)
+	})
 	// Adds after shutdown are dropped, so stop re-adding and let the
 	// re-adds already made go through before draining.
 	readding.Store(false)
@@ -161,7 +163,8 @@ func TestStressRateLimitingQueue(t *testing.T) {
 			}
 		}
 	})
-	s.produce(producers, adds, func(r *rand.Rand, key int) {
+	s.produce(producers, adds, func(r *rand.Rand, _, key int) {
+		s.bump(key)
 		if r.IntN(3) == 0 {
 			q.Add(key)
 		} else {
