@@ -10,6 +10,73 @@ import (
 	"k8s.io/utils/clock"
 )
 
+// The rules every part of a queue keeps. They hold whenever q.mu is free;
+// a method that breaks one while it holds the lock restores it before it
+// unlocks. The files named hold the parts.
+//
+// Item table (items, table.go). An item has an entry exactly while it is
+// queued, processing or waiting, and the entry's flags say which:
+//   - dirty: the item needs processing. Either it is ready (below) and not
+//     processing, or it is processing and Done will make it ready.
+//   - processing: a worker has it, from its take to its Done.
+//   - waiting: it is not dirty, and slot names its live delay slot.
+//
+// An entry left with no flag is deleted at once (finish, dropWaiting).
+// q.processing counts the entries flagged processing.
+//
+// Ready items (fifo.go, ring.go, get.go). The FIFO and the ring together
+// hold each ready item exactly once, in the order it became ready, the
+// ring's before the FIFO's; only a lock holder puts, and with metrics the
+// ring stays empty. A Get takes from the ring without the lock, so its
+// take is recorded later: until a lock holder records the takes
+// (recordTakes, in take order), a taken item still reads as ready.
+// Whoever relies on the flags of a ready item records the takes first
+// (state), so no call sees a stale dirty flag.
+//
+// No stale references. A cell, slot or entry holds an item only while
+// the item is queued, processing or waiting: the FIFO and the inbox clear
+// a cell when they pop it, the ring once the take is recorded and its
+// taker has read the cell (clearTaken), the table when it deletes an
+// entry, the delay heap when an item stops waiting (cancel). Done syncs
+// before it finishes the item, so once it returns nothing holds a
+// finished item.
+//
+// Add inbox (adds, inbox.go, done.go). An Add takes effect when it claims
+// a cell; the inbox holds the Adds claimed and not yet applied, in claim
+// order. Every lock holder that makes an item ready, or looks at more
+// than one item, applies them first (sync), so ready items keep the order
+// of their Adds. A filled cell is applied by the next sync; an Add that
+// finds a worker asleep or the queue shut down applies it itself
+// (wakeAppliers). Shutdown seals the inbox, so that no Add claims a cell
+// after it; Get does not report shutdown, nor a drain end, while an Add
+// claimed before the seal is unsettled.
+//
+// Sleeping workers (get.go). asleep counts the workers waiting on ready
+// that nobody has signalled, waking those signalled that have not yet
+// returned from Wait. Whoever signals moves one from asleep to waking
+// first (wakeWorker, wakeAll); a worker takes itself off waking when Wait
+// returns. wakeWorker signals only while fewer workers are waking than
+// items are ready. A worker counts itself asleep before its last look at
+// the inbox, and an Add looks at asleep after its push, so one of them
+// sees the other; a worker whose last look finds work takes its count
+// back (stayAwake).
+//
+// Delay heap (waiting, heap.go, delaying.go). A live slot belongs to
+// exactly one item, whose entry is flagged waiting and names it. A slot
+// is cleared as soon as its item stops waiting, and reused only once its
+// heap entry has left the heap; add compacts the heap when half or more
+// of 64 or more entries are dead. Due items become ready in (deadline,
+// seq) order, after the inbox is applied. runTimer sleeps until the
+// earliest deadline, or until AddAfter brings in an earlier one.
+//
+// Shutdown (shutdown.go). closed is set once, with q.mu held; the waiting
+// items are dropped then, and later adds are dropped. draining is set
+// while a ShutDownWithDrain waits for idle; whoever makes the queue idle
+// broadcasts drained.
+//
+// Metrics (metrics.go). metrics.dirty is the number of entries flagged
+// dirty: the workqueue_depth gauge.
+
 // Queue is a work queue of distinct items: an item is queued at most once
 // however often it is added, is handed to one worker at a time, and is
 // handed out again after Done if it was added while being processed.
