@@ -45,12 +45,6 @@ next:
 	return ""
 }
 
-func (l *logLines) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.lines)
-}
-
 var testEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func newFakeClock() *clocktesting.FakeClock { return clocktesting.NewFakeClock(testEpoch) }

@@ -9,11 +9,10 @@ import (
 )
 
 // object stands in for what a queue of pointers holds. It holds a
-// pointer, so that it is not packed with other small objects into one
-// allocation, which would keep it alive with them.
+// pointer (the string's), so that it is not packed with other small
+// objects into one allocation, which would keep it alive with them.
 type object struct {
 	name string
-	next *object
 }
 
 // TestDoneLetsGoOfTheItem checks that once Done returns, the queue holds
