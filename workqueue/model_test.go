@@ -303,11 +303,7 @@ func TestModelConcurrent(t *testing.T) {
 		})
 		// Stop failing and let every delay pass until nothing is left.
 		failing.Store(false)
-		eventually(t, "the queue to go idle", func() bool {
-			clock.Step(time.Hour)
-			q.promote()
-			return q.quiet()
-		})
+		settle(t, &q.Queue, clock)
 		s.check()
 		if got := q.Len(); got != 0 {
 			t.Errorf("round %d: Len = %d when idle", round, got)

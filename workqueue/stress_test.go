@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
 // stressKeys tracks, per key, what producers asked for and what workers
@@ -123,6 +125,17 @@ func TestStressQueue(t *testing.T) {
 	s.check()
 }
 
+// settle steps clock an hour at a time, making due items ready, until
+// nothing is queued, processing or waiting in q.
+func settle[T comparable](t *testing.T, q *Queue[T], clock *clocktesting.FakeClock) {
+	t.Helper()
+	eventually(t, "the queue to go idle", func() bool {
+		clock.Step(time.Hour)
+		q.promote()
+		return q.quiet()
+	})
+}
+
 // quiet reports whether nothing is queued, processing or waiting.
 func (q *Queue[T]) quiet() bool {
 	q.mu.Lock()
@@ -177,11 +190,7 @@ func TestStressRateLimitingQueue(t *testing.T) {
 	// Let every pending retry and delay fire, with no new failures,
 	// until nothing is left, then drain.
 	failuresOn.Store(false)
-	eventually(t, "the queue to go idle", func() bool {
-		clock.Step(time.Hour)
-		q.promote()
-		return q.quiet()
-	})
+	settle(t, &q.Queue, clock)
 	q.ShutDownWithDrain()
 	workersDone.Wait()
 	s.check()
