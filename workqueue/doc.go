@@ -41,6 +41,8 @@
 // ShutDown drops later adds and items still waiting for a delay; workers
 // get the items already queued and then shutdown from Get.
 // ShutDownWithDrain also waits until those items are processed and Done.
+// An Add that races with a shutdown is either dropped or handed out
+// before Get reports shutdown (and Done before a drain returns).
 //
 // # Rate limiters
 //
@@ -76,7 +78,7 @@
 // with the queue's name as the label "name":
 //
 //	workqueue_depth                              Gauge      items added and not yet handed out
-//	workqueue_adds_total                         Counter    items that became ready
+//	workqueue_adds_total                         Counter    adds of an item not already counted in depth
 //	workqueue_queue_duration_seconds             Histogram  time from ready to Get
 //	workqueue_work_duration_seconds              Histogram  time from Get to Done
 //	workqueue_unfinished_work_seconds            Gauge      summed age of work in progress
@@ -94,15 +96,15 @@
 // A queue method takes the queue's one mutex at most once. Item state
 // lives in one hash table (the item is hashed before the lock is taken),
 // ready items in a ring buffer, and delayed items in a heap, so a queue in
-// steady state does not allocate. Producers and workers seldom take the
-// lock: Get takes most items from a small lock-free ring that a Get
-// holding the lock fills with a batch of the oldest ready items, and Add
-// leaves the item in a lock-free inbox that the next lock holder applies,
-// in order. With more goroutines than cores, a lock waiter parks and is
-// woken at the cost of context switches, and without these a busy queue
-// spends more time on that than on its own work. Done takes the lock, so
-// that once it returns the queue holds no reference to the finished item
-// (unless it was added again): a queue of pointers does not keep finished
-// objects alive. The bench module compares this package with client-go's
-// queue side by side.
+// steady state does not allocate. A worker takes the lock about once per
+// item, in Done, and a producer seldom: Get takes most items from a small
+// lock-free ring that a Get holding the lock fills with a batch of the
+// oldest ready items, and Add leaves the item in a lock-free inbox that
+// the next lock holder applies, in order. With more goroutines than
+// cores, a lock waiter parks and is woken at the cost of context switches,
+// and without these a busy queue spends more time on that than on its own
+// work. Done applies itself under the lock so that once it returns the
+// queue holds no reference to the finished item (unless it was added
+// again): a queue of pointers does not keep finished objects alive. The
+// bench module compares this package with client-go's queue side by side.
 package workqueue
