@@ -17,8 +17,8 @@ type bucketLimiter interface {
 
 // BenchmarkBucketLimiter measures one When of the overall token bucket,
 // in one goroutine, with the rate-limited row's bucket, which never runs
-// dry: steady's own bucket against client-go's TypedBucketRateLimiter over
-// a rate.Limiter.
+// dry: steady's BucketLimiter against client-go's TypedBucketRateLimiter,
+// both over a rate.Limiter.
 func BenchmarkBucketLimiter(b *testing.B) {
 	benchBucket(b, func() bucketLimiter {
 		return workqueue.NewBucketLimiter[string](benchBucketRate, benchBucketBurst)
@@ -26,8 +26,8 @@ func BenchmarkBucketLimiter(b *testing.B) {
 }
 
 // BenchmarkSharedBucketLimiter is BenchmarkBucketLimiter with steady
-// drawing from a caller's rate.Limiter (NewSharedBucketLimiter), as
-// client-go always does.
+// drawing from a rate.Limiter the caller built (NewSharedBucketLimiter),
+// as client-go always does.
 func BenchmarkSharedBucketLimiter(b *testing.B) {
 	benchBucket(b, func() bucketLimiter {
 		return workqueue.NewSharedBucketLimiter[string](rate.NewLimiter(benchBucketRate, benchBucketBurst))

@@ -69,26 +69,16 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 	}
 	at := now + min(delay, math.MaxInt64-now) // saturate rather than wrap
 	if st.flags&waiting != 0 {
-		if st.at <= at {
+		if q.waiting.at(st.slot) <= at {
 			return
 		}
-		// The earlier deadline replaces the old entry, which is now stale.
-	} else {
-		q.nwaiting++
+		q.waiting.cancel(st.slot) // the earlier deadline replaces it
 	}
-	q.seq++
 	st.flags |= waiting
-	st.at, st.seq = at, uint32(q.seq)
-
-	// Keep stale entries from piling up (an item that keeps being added
-	// directly and delayed again) while paying for the rebuild at most
-	// once per as many pushes as the heap holds live entries.
-	if len(q.waiting) >= 64 && len(q.waiting) >= 2*q.nwaiting {
-		q.waiting.filter(q.isLive)
-	}
-	q.waiting.push(deadline[T]{at: at, seq: q.seq, item: item, hash: h})
-	if q.waiting[0].seq == q.seq {
-		// The new deadline is the earliest: the timer must be moved up.
+	slot, earliest := q.waiting.add(item, h, at)
+	st.slot = slot
+	if earliest {
+		// The timer must be moved up.
 		select {
 		case q.wake <- struct{}{}:
 		default:
@@ -96,34 +86,39 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 	}
 }
 
-// isLive reports whether d is the entry of an item still waiting for it.
-// Comparing seq tells apart entries of one item with equal deadlines. Its
-// 32 bits would only confuse two entries of the same item four billion
-// AddAfter calls apart, while the older one is still in the heap.
-func (q *Queue[T]) isLive(d *deadline[T]) bool {
-	i := q.items.find(d.hash, d.item)
-	if i < 0 {
-		return false
-	}
-	st := q.items.at(i)
-	return st.flags&waiting != 0 && st.seq == uint32(d.seq)
-}
-
 // promoteDue makes the items whose deadline is not after now ready, in
 // deadline order. It returns how long until the next deadline, and false
 // if nothing is waiting. q.mu is held.
 func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
 	q.sync() // Adds made before these items became due go first
-	for len(q.waiting) > 0 {
-		if at := q.waiting[0].at; at > now {
-			return at - now, true
+	for {
+		s, slot, next, ok := q.waiting.popDue(now)
+		if s == nil {
+			return next, ok
 		}
-		d := q.waiting.pop()
-		if q.isLive(&d) {
-			q.makeDirty(d.item, d.hash, q.state(d.item, d.hash))
+		if s.live {
+			q.makeDirty(s.item, s.hash, q.state(s.item, s.hash)) // cancels the slot
+		}
+		q.waiting.release(slot)
+	}
+}
+
+// dropWaiting discards the items waiting for a deadline, at shutdown;
+// q.mu is held.
+func (q *Queue[T]) dropWaiting() {
+	for i := range q.waiting.slots {
+		s := &q.waiting.slots[i]
+		if !s.live {
+			continue
+		}
+		j := q.items.find(s.hash, s.item)
+		st := q.items.at(j)
+		st.flags &^= waiting
+		if st.flags == 0 {
+			q.items.deleteAt(j)
 		}
 	}
-	return 0, false
+	q.waiting = delayHeap[T]{}
 }
 
 // runTimer sleeps until the earliest deadline, or until AddAfter brings

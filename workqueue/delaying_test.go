@@ -186,10 +186,10 @@ func TestDelayingStaleEntriesStayBounded(t *testing.T) {
 		q.Done(mustGet(t, &q.Queue))
 	}
 	q.mu.Lock()
-	heapLen, live := len(q.waiting), q.nwaiting
+	heapLen, slots, live := len(q.waiting.entries), len(q.waiting.slots), q.waiting.live
 	q.mu.Unlock()
-	if heapLen > 2*live+64 {
-		t.Fatalf("heap holds %d entries for %d waiting items", heapLen, live)
+	if heapLen > 2*live+64 || slots > 2*live+65 {
+		t.Fatalf("heap holds %d entries and %d slots for %d waiting items", heapLen, slots, live)
 	}
 }
 

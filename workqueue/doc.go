@@ -41,6 +41,8 @@
 // ShutDown drops later adds and items still waiting for a delay; workers
 // get the items already queued and then shutdown from Get.
 // ShutDownWithDrain also waits until those items are processed and Done.
+// An Add that races with a shutdown is either dropped or handed out
+// before Get reports shutdown (and Done before a drain returns).
 //
 // # Rate limiters
 //
@@ -48,10 +50,9 @@
 // (per item, base*2^failures up to a cap, exact at any failure count),
 // FastSlowLimiter (a few quick retries, then slow ones), BucketLimiter (one
 // token bucket for all items) and MaxOfLimiter (the longest of several).
-// A BucketLimiter returns the delays a golang.org/x/time/rate Limiter of
-// the same limit and burst would, computed in integer nanoseconds in
-// about a third of the time; NewSharedBucketLimiter draws from a
-// *rate.Limiter the caller shares or reconfigures instead.
+// A BucketLimiter is a golang.org/x/time/rate Limiter that each retry
+// reserves a token from, as in client-go; NewSharedBucketLimiter draws
+// from a *rate.Limiter the caller shares or reconfigures.
 // DefaultControllerRateLimiter is what controllers expect: exponential
 // from 5ms to 1000s, max-of a bucket of 10 retries per second with bursts
 // of 100. Like client-go's, the max-of takes a bucket token on every
@@ -76,14 +77,16 @@
 // under the names dashboards for Kubernetes controllers already use, each
 // with the queue's name as the label "name":
 //
-//	workqueue_depth                              Gauge      items ready to be handed out
-//	workqueue_adds_total                         Counter    items that became ready
+//	workqueue_depth                              Gauge      items added and not yet handed out
+//	workqueue_adds_total                         Counter    adds of an item not already counted in depth
 //	workqueue_queue_duration_seconds             Histogram  time from ready to Get
 //	workqueue_work_duration_seconds              Histogram  time from Get to Done
 //	workqueue_unfinished_work_seconds            Gauge      summed age of work in progress
 //	workqueue_longest_running_processor_seconds  Gauge      age of the oldest work in progress
 //	workqueue_retries_total                      Counter    AddAfter calls, AddRateLimited included
 //
+// workqueue_depth counts, as client-go's does, an item added again while
+// it is being processed, although Len does not until Done queues it.
 // The two unfinished-work gauges are refreshed every 500ms by a goroutine
 // that runs only when metrics are recorded. Without metrics the queue
 // reads no clock on Add, Get and Done.
@@ -93,12 +96,15 @@
 // A queue method takes the queue's one mutex at most once. Item state
 // lives in one hash table (the item is hashed before the lock is taken),
 // ready items in a ring buffer, and delayed items in a heap, so a queue in
-// steady state does not allocate. Producers and workers seldom take the
-// lock: Get takes most items from a small lock-free ring that a Get
-// holding the lock fills with a batch of the oldest ready items, and Add
-// and Done leave the item in lock-free inboxes that the next lock holder
-// applies, in order. With more goroutines than cores, a lock waiter parks
-// and is woken at the cost of context switches, and without these a busy
-// queue spends more time on that than on its own work. The bench module
-// compares this package with client-go's queue side by side.
+// steady state does not allocate. A worker takes the lock about once per
+// item, in Done, and a producer seldom: Get takes most items from a small
+// lock-free ring that a Get holding the lock fills with a batch of the
+// oldest ready items, and Add leaves the item in a lock-free inbox that
+// the next lock holder applies, in order. With more goroutines than
+// cores, a lock waiter parks and is woken at the cost of context switches,
+// and without these a busy queue spends more time on that than on its own
+// work. Done applies itself under the lock so that once it returns the
+// queue holds no reference to the finished item (unless it was added
+// again): a queue of pointers does not keep finished objects alive. The
+// bench module compares this package with client-go's queue side by side.
 package workqueue

@@ -4,58 +4,25 @@ package workqueue
 // added while it was being processed, it is queued again. Done for an
 // item that is not being processed changes nothing and logs an error.
 //
-// Done usually does not take the queue's lock: it leaves item in a small
-// lock-free inbox that the next Get, Len or shutdown to take the lock
-// applies first, so each observes it as if it had happened when Done
-// returned. (An Add in between sees the item still processing, which has
-// the same outcome: it is queued again, once.) Done applies it itself
-// when a worker sleeps in Get or a ShutDownWithDrain waits, when the inbox
-// is full, and when metrics are recorded (so that work durations end when
-// Done is called).
+// Once Done returns, the queue holds no reference to item unless item is
+// queued again or waits for a delay, so a queue of pointers does not keep
+// finished objects alive. Done takes the queue's lock for that: the work
+// it does there is short, and Get seldom needs the lock.
 func (q *Queue[T]) Done(item T) {
 	h := hashItem(q.seed, item)
-	if q.metrics == nil && q.dones.push(doneCall[T]{item, q.ring.takes()}, h) {
-		q.wakeAppliers()
-		return
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sync()
 	q.finish(item, h)
 }
 
-// wakeAppliers makes sure that an Add or Done just left in an inbox is
-// applied by someone: sleeping workers and a draining shutdown would not
-// come by to apply it, so if any exists this applies it itself. Each of
-// them announces itself before it last looks at the inboxes, and this
-// looks for them after the push; with sequentially consistent atomics on
-// both sides, at least one side sees the other. An Add that raced with
-// shutdown is applied at once too, so that it is not left behind once the
-// workers have stopped. Otherwise the next Get that takes the lock (to top
-// the ring up, or because it is empty) applies it, or any other call that
-// syncs.
-func (q *Queue[T]) wakeAppliers() {
-	if q.asleep.Load() == 0 && !q.draining.Load() && !q.closed.Load() {
-		return
-	}
-	q.mu.Lock()
-	q.sync()
-	q.mu.Unlock()
-}
-
-// sync applies the Done and Add calls waiting in the inboxes and records
-// the takes from the ring; q.mu is held. The calls that look at more than
-// one item, or make an item ready, sync first, so each observes those
-// calls and takes as if they had happened when they returned, and ready
-// items stay in the order they were added. (state records the takes when
-// it needs them.)
-//
-// Dones go first. An Add and a Done of the same item in the inboxes end
-// the same whichever came first: the item is queued once, either because
-// the Add finds it processing and Done requeues it, or because Done ends
-// its processing and the Add queues it anew.
+// sync applies the Add calls waiting in the inbox and records the takes
+// from the ring; q.mu is held. The calls that look at more than one item,
+// or make an item ready, sync first, so each observes those calls and
+// takes as if they had happened when they returned, and ready items stay
+// in the order they were added. (state records the takes when it needs
+// them.)
 func (q *Queue[T]) sync() {
-	q.applyDones()
 	q.applyAdds()
 	q.recordTakes(q.ring.takes())
 }
@@ -92,25 +59,6 @@ func (q *Queue[T]) applyAdds() {
 	q.adds.release()
 }
 
-// doneCall is a Done call waiting in the inbox: the item, and how far the
-// ring had been taken when Done was called (readyRing.takes).
-type doneCall[T any] struct {
-	item  T
-	takes uint64
-}
-
-// applyDones applies the Done calls waiting in the inbox; q.mu is held.
-// Each Done first has the takes recorded that happened before it was
-// called: the worker's own take of its item, but no take that a Done
-// called before the Get of its item could claim as its own.
-func (q *Queue[T]) applyDones() {
-	for d, h, ok := q.dones.pop(); ok; d, h, ok = q.dones.pop() {
-		q.recordTakes(d.takes)
-		q.finish(d.item, h)
-	}
-	q.dones.release()
-}
-
 // finish applies Done(item); q.mu is held.
 func (q *Queue[T]) finish(item T, h uint64) {
 	i := q.items.find(h, item)
@@ -130,23 +78,23 @@ func (q *Queue[T]) finish(item T, h uint64) {
 	}
 	if q.metrics != nil {
 		q.metrics.done(item, q.now())
-		q.metrics.requeued(q.readyLen())
 	}
-	if q.draining.Load() && q.idle() {
+	if q.draining && q.idle() {
 		q.drained.Broadcast()
 	}
 }
 
 // recordTakes records the items taken from the ring before position end
-// as being processed; q.mu is held.
+// as being processed, and clears their cells; q.mu is held.
 func (q *Queue[T]) recordTakes(end uint64) {
 	for {
 		item, h, ok := q.ring.nextTaken(end)
 		if !ok {
-			return
+			break
 		}
 		q.startProcessing(item, h)
 	}
+	q.ring.clearTaken()
 }
 
 // startProcessing records that a worker has item, whose hash is h: it
@@ -156,6 +104,6 @@ func (q *Queue[T]) startProcessing(item T, h uint64) {
 	*q.items.at(q.items.find(h, item)) = itemState{flags: processing}
 	q.processing++
 	if q.metrics != nil {
-		q.metrics.handedOut(item, q.now(), q.readyLen())
+		q.metrics.handedOut(item, q.now())
 	}
 }

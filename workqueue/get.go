@@ -33,18 +33,18 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 		if q.fifo.len() > 0 {
 			return q.handOut(), false
 		}
-		if q.closed.Load() {
-			return item, true
+		if q.closed.Load() && q.adds.settled() {
+			return item, true // nothing queued, and nothing on its way
 		}
 		if testHookBeforeSleep != nil {
 			testHookBeforeSleep()
 		}
 		q.asleep.Add(1)
-		// An Add or Done that pushed before the announcement above and saw
-		// no sleeper left its work in an inbox: apply it before deciding
-		// to sleep.
+		// An Add that pushed before the announcement above and saw no
+		// sleeper left its item in the inbox: apply it before deciding to
+		// sleep.
 		q.sync()
-		if q.readyLen() > 0 {
+		if q.readyLen() > 0 || q.closed.Load() && q.adds.settled() {
 			q.stayAwake()
 			continue
 		}
@@ -94,6 +94,6 @@ func (q *Queue[T]) stayAwake() {
 }
 
 // testHookBeforeSleep, if set, runs in Get just before a worker
-// announces that it is going to sleep: where a lock-free Done can slip in
+// announces that it is going to sleep: where a lock-free Add can slip in
 // unnoticed.
 var testHookBeforeSleep func()

@@ -2,14 +2,11 @@ package workqueue
 
 import "sync/atomic"
 
-// inbox carries Add or Done calls to whichever goroutine next holds the
-// queue's lock, so that the caller does not take the lock itself. With
-// Get's lock-free ring (see readyRing), a busy worker takes the lock about
-// once per batch of items instead of twice per item, and a producer does
-// not take it at all: it never waits for a worker that holds the lock, so
-// it is never parked and woken on the worker's processor, which on a
-// machine with few cores leaves the other one idle for tens of
-// microseconds. The queue has one inbox for Adds and one for Dones.
+// inbox carries Add calls to whichever goroutine next holds the queue's
+// lock, so that the producer does not take the lock itself: it never
+// waits for a worker that holds the lock, so it is never parked and woken
+// on the worker's processor, which on a machine with few cores leaves the
+// other one idle for tens of microseconds.
 //
 // It is a bounded ring in which any number of goroutines push and only
 // the lock holder drains. A pusher claims a position by advancing enq,
@@ -37,24 +34,31 @@ type inbox[E any] struct {
 
 const cacheLine = 64
 
-// inboxCell holds one call: the Add inbox's entries are items, 32 bytes a
-// cell for a string so that two fill a cache line; the Done inbox's carry
-// more (see doneCall).
+// inboxCell holds one call: an Add's item, 32 bytes a cell for a string
+// so that two fill a cache line.
 type inboxCell[E any] struct {
 	seq   atomic.Uint64 // position+1 once filled for that position; see push
 	entry E
 	hash  uint64 // the item's, computed by the caller, before the lock
 }
 
-// inboxSize bounds the calls in flight; beyond it Add or Done takes the
-// lock and applies the inbox itself, so a producer far ahead of the
+// inboxSize bounds the calls in flight; beyond it Add takes the lock and
+// applies the inbox itself, so a producer far ahead of the
 // workers shares their work.
 const inboxSize = 256
 
-// push hands e to the inbox, or returns false if the inbox is full.
+// sealed is set in enq when the queue shuts down: no push claims a cell
+// after it, so a shutdown knows every call it has to wait for.
+const sealed = 1 << 63
+
+// push hands e to the inbox, or returns false if the inbox is full or
+// sealed.
 func (b *inbox[E]) push(e E, hash uint64) bool {
 	for {
 		pos := b.enq.Load()
+		if pos&sealed != 0 {
+			return false
+		}
 		// Signed: pos may be stale by the time freed is read, even below
 		// it, which is not a full inbox; the CAS below then fails.
 		if int64(pos-b.freed.Load()) >= int64(len(b.cells)) {
@@ -72,7 +76,15 @@ func (b *inbox[E]) push(e E, hash uint64) bool {
 
 // claimed returns the next position to claim: every push that has
 // claimed a cell so far claimed one below it.
-func (b *inbox[E]) claimed() uint64 { return b.enq.Load() }
+func (b *inbox[E]) claimed() uint64 { return b.enq.Load() &^ sealed }
+
+// seal makes every later push fail.
+func (b *inbox[E]) seal() { b.enq.Or(sealed) }
+
+// settled reports whether every call claimed so far has been popped: none
+// is waiting, and none is being filled in. The caller holds the queue's
+// lock.
+func (b *inbox[E]) settled() bool { return b.deq == b.claimed() }
 
 // pop takes the oldest entry that is ready. It reports false when the
 // inbox is empty, or when the oldest position is claimed but not yet

@@ -5,6 +5,9 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/utils/clock"
 )
 
 // RateLimiter decides how long a failed item waits before it is retried.
@@ -192,3 +195,73 @@ func (l *MaxOfLimiter[T]) NumRequeues(item T) int {
 	}
 	return n
 }
+
+// BucketLimiter limits retries of all items together with a token bucket,
+// a golang.org/x/time/rate Limiter: each When reserves one token and
+// returns how long until it is available (0 while the bucket has one), as
+// client-go's BucketRateLimiter does. It keeps no per-item state. Create
+// one with NewBucketLimiter, or with NewSharedBucketLimiter to draw from a
+// *rate.Limiter that other code uses too.
+//
+// The zero value limits nothing: every When returns 0.
+type BucketLimiter[T comparable] struct {
+	limiter *rate.Limiter
+	clock   clock.PassiveClock
+	epoch   time.Time
+}
+
+// NewBucketLimiter returns a bucket that refills at limit tokens per
+// second and holds at most burst tokens, full at first. A burst below 1 is
+// raised to 1, since a bucket that holds no token would never allow a
+// retry. rate.Inf never delays; a limit of zero or below (or NaN) never
+// refills, so once burst tokens are taken every When returns
+// rate.InfDuration. Only WithClock applies from opts.
+func NewBucketLimiter[T comparable](limit rate.Limit, burst int, opts ...Option) *BucketLimiter[T] {
+	if !(limit > 0) {
+		limit = 0 // rate.Limiter would treat NaN as no limit at all
+	}
+	return newBucketLimiter[T](rate.NewLimiter(limit, max(burst, 1)), newOptions(opts))
+}
+
+// NewSharedBucketLimiter returns a bucket that takes its tokens from lim,
+// which the caller may share with other code or reconfigure with
+// SetLimit and SetBurst while the queue runs. Each When reserves one token
+// from lim at the time of the WithClock clock; a lim with a burst of 0 has
+// no token to give, so every When returns rate.InfDuration. A nil lim is
+// logged as an error (WithLogger) and replaced by a bucket of 10 tokens per
+// second and bursts of 100, the default controller's.
+func NewSharedBucketLimiter[T comparable](lim *rate.Limiter, opts ...Option) *BucketLimiter[T] {
+	o := newOptions(opts)
+	if lim == nil {
+		o.logger.Error(errNilRateLimiter, "Using a bucket of 10 tokens per second, bursts of 100")
+		lim = rate.NewLimiter(10, 100)
+	}
+	return newBucketLimiter[T](lim, o)
+}
+
+func newBucketLimiter[T comparable](lim *rate.Limiter, o *options) *BucketLimiter[T] {
+	return &BucketLimiter[T]{limiter: lim, clock: o.clock, epoch: o.clock.Now()}
+}
+
+// When takes a token and returns how long until it is available.
+func (l *BucketLimiter[T]) When(T) time.Duration {
+	if l.limiter == nil {
+		return 0
+	}
+	// Since reads one clock where Now reads two, and the result keeps the
+	// monotonic reading that rate.Limiter subtracts.
+	now := l.epoch.Add(l.clock.Since(l.epoch))
+	// AllowN takes a token when one is there, the usual case, and does not
+	// allocate a Reservation; when it fails it changes nothing, and the
+	// reservation takes the next token to come.
+	if l.limiter.AllowN(now, 1) {
+		return 0
+	}
+	return l.limiter.ReserveN(now, 1).DelayFrom(now)
+}
+
+// Forget does nothing: the bucket has no per-item state.
+func (l *BucketLimiter[T]) Forget(T) {}
+
+// NumRequeues returns 0: the bucket does not count per item.
+func (l *BucketLimiter[T]) NumRequeues(T) int { return 0 }

@@ -58,6 +58,12 @@ type queueMetrics[T comparable] struct {
 
 	addedAt   map[T]time.Duration // when a queued item became dirty
 	startedAt map[T]time.Duration // when a processing item was handed out
+
+	// dirty is what workqueue_depth reports: the items marked dirty and
+	// not handed out since, including items added again while being
+	// processed, which are not ready until Done. client-go's depth gauge
+	// counts those too, and dashboards read it that way.
+	dirty int
 }
 
 func newQueueMetrics[T comparable](p MetricsProvider, name string) *queueMetrics[T] {
@@ -78,20 +84,19 @@ func newQueueMetrics[T comparable](p MetricsProvider, name string) *queueMetrics
 }
 
 // added records that item became dirty at now.
-func (m *queueMetrics[T]) added(item T, now time.Duration, depth int) {
+func (m *queueMetrics[T]) added(item T, now time.Duration) {
 	m.adds.Inc()
-	m.depth.Set(float64(depth))
+	m.dirty++
+	m.depth.Set(float64(m.dirty))
 	if _, ok := m.addedAt[item]; !ok {
 		m.addedAt[item] = now
 	}
 }
 
-// requeued records that a dirty item went back into the FIFO after Done.
-func (m *queueMetrics[T]) requeued(depth int) { m.depth.Set(float64(depth)) }
-
 // handedOut records that Get gave item to a worker at now.
-func (m *queueMetrics[T]) handedOut(item T, now time.Duration, depth int) {
-	m.depth.Set(float64(depth))
+func (m *queueMetrics[T]) handedOut(item T, now time.Duration) {
+	m.dirty--
+	m.depth.Set(float64(m.dirty))
 	if at, ok := m.addedAt[item]; ok {
 		m.latency.Observe((now - at).Seconds())
 		delete(m.addedAt, item)

@@ -1,9 +1,14 @@
 package workqueue
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	cgworkqueue "k8s.io/client-go/util/workqueue"
 
 	"github.com/steadyctl/steady/internal/testkit"
 )
@@ -130,5 +135,95 @@ func TestMetricsTimeEveryGet(t *testing.T) {
 			t.Fatalf("Get = %q, want %q", got, want)
 		}
 		p.expect(t, "latency", 1, i+1)
+	}
+}
+
+// cgDepth is a client-go MetricsProvider that keeps the value of the
+// queue's depth gauge, which client-go moves with Inc and Dec.
+type cgDepth struct {
+	value int
+	adds  int
+}
+
+type cgGauge struct{ d *cgDepth }
+
+func (g cgGauge) Inc() { g.d.value++ }
+func (g cgGauge) Dec() { g.d.value-- }
+
+type cgAdds struct{ d *cgDepth }
+
+func (c cgAdds) Inc() { c.d.adds++ }
+
+type cgNoop struct{}
+
+func (cgNoop) Inc()            {}
+func (cgNoop) Set(float64)     {}
+func (cgNoop) Observe(float64) {}
+
+func (d *cgDepth) NewDepthMetric(string) cgworkqueue.GaugeMetric     { return cgGauge{d} }
+func (d *cgDepth) NewAddsMetric(string) cgworkqueue.CounterMetric    { return cgAdds{d} }
+func (*cgDepth) NewLatencyMetric(string) cgworkqueue.HistogramMetric { return cgNoop{} }
+func (*cgDepth) NewWorkDurationMetric(string) cgworkqueue.HistogramMetric {
+	return cgNoop{}
+}
+func (*cgDepth) NewUnfinishedWorkSecondsMetric(string) cgworkqueue.SettableGaugeMetric {
+	return cgNoop{}
+}
+func (*cgDepth) NewLongestRunningProcessorSecondsMetric(string) cgworkqueue.SettableGaugeMetric {
+	return cgNoop{}
+}
+func (*cgDepth) NewRetriesMetric(string) cgworkqueue.CounterMetric { return cgNoop{} }
+
+// workqueue_depth and workqueue_adds_total must read as client-go's do
+// after every call of a random sequence of Adds, Gets and Dones, items
+// added while being processed included, before and after shutdown.
+func TestDepthMatchesClientGo(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		ours := newFakeMetrics()
+		q := New[int](WithName("q"), WithMetricsProvider(ours), WithClock(newFakeClock()))
+		theirs := &cgDepth{}
+		cg := cgworkqueue.NewTypedWithConfig(cgworkqueue.TypedQueueConfig[int]{
+			Name: "q", MetricsProvider: theirs, Clock: newFakeClock(),
+		})
+		var processing []int
+		for op := range 400 {
+			var what string
+			switch p := r.IntN(100); {
+			case p < 45:
+				item := r.IntN(8)
+				what = fmt.Sprint("Add(", item, ")")
+				q.Add(item)
+				cg.Add(item)
+			case p < 70 && cg.Len() > 0:
+				item, _ := cg.Get()
+				what = fmt.Sprint("Get() = ", item)
+				if got := mustGet(t, q); got != item {
+					t.Fatalf("seed %d op %d: Get = %d, client-go's %d", seed, op, got, item)
+				}
+				processing = append(processing, item)
+			case p < 97 && len(processing) > 0:
+				i := r.IntN(len(processing))
+				item := processing[i]
+				processing = slices.Delete(processing, i, i+1)
+				what = fmt.Sprint("Done(", item, ")")
+				q.Done(item)
+				cg.Done(item)
+			case p >= 97 && op > 200:
+				what = "ShutDown()"
+				q.ShutDown()
+				cg.ShutDown()
+			default:
+				continue
+			}
+			depth, _ := ours.last("depth")
+			_, adds := ours.last("adds")
+			if int(depth) != theirs.value || adds != theirs.adds || q.Len() != cg.Len() {
+				t.Fatalf("seed %d op %d, after %s: depth %v, adds %d, Len %d; client-go's %d, %d, %d",
+					seed, op, what, depth, adds, q.Len(), theirs.value, theirs.adds, cg.Len())
+			}
+		}
+		q.ShutDown()
+		cg.ShutDown()
 	}
 }

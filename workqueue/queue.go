@@ -10,6 +10,73 @@ import (
 	"k8s.io/utils/clock"
 )
 
+// The rules every part of a queue keeps. They hold whenever q.mu is free;
+// a method that breaks one while it holds the lock restores it before it
+// unlocks. The files named hold the parts.
+//
+// Item table (items, table.go). An item has an entry exactly while it is
+// queued, processing or waiting, and the entry's flags say which:
+//   - dirty: the item needs processing. Either it is ready (below) and not
+//     processing, or it is processing and Done will make it ready.
+//   - processing: a worker has it, from its take to its Done.
+//   - waiting: it is not dirty, and slot names its live delay slot.
+//
+// An entry left with no flag is deleted at once (finish, dropWaiting).
+// q.processing counts the entries flagged processing.
+//
+// Ready items (fifo.go, ring.go, get.go). The FIFO and the ring together
+// hold each ready item exactly once, in the order it became ready, the
+// ring's before the FIFO's; only a lock holder puts, and with metrics the
+// ring stays empty. A Get takes from the ring without the lock, so its
+// take is recorded later: until a lock holder records the takes
+// (recordTakes, in take order), a taken item still reads as ready.
+// Whoever relies on the flags of a ready item records the takes first
+// (state), so no call sees a stale dirty flag.
+//
+// No stale references. A cell, slot or entry holds an item only while
+// the item is queued, processing or waiting: the FIFO and the inbox clear
+// a cell when they pop it, the ring once the take is recorded and its
+// taker has read the cell (clearTaken), the table when it deletes an
+// entry, the delay heap when an item stops waiting (cancel). Done syncs
+// before it finishes the item, so once it returns nothing holds a
+// finished item.
+//
+// Add inbox (adds, inbox.go, done.go). An Add takes effect when it claims
+// a cell; the inbox holds the Adds claimed and not yet applied, in claim
+// order. Every lock holder that makes an item ready, or looks at more
+// than one item, applies them first (sync), so ready items keep the order
+// of their Adds. A filled cell is applied by the next sync; an Add that
+// finds a worker asleep or the queue shut down applies it itself
+// (wakeAppliers). Shutdown seals the inbox, so that no Add claims a cell
+// after it; Get does not report shutdown, nor a drain end, while an Add
+// claimed before the seal is unsettled.
+//
+// Sleeping workers (get.go). asleep counts the workers waiting on ready
+// that nobody has signalled, waking those signalled that have not yet
+// returned from Wait. Whoever signals moves one from asleep to waking
+// first (wakeWorker, wakeAll); a worker takes itself off waking when Wait
+// returns. wakeWorker signals only while fewer workers are waking than
+// items are ready. A worker counts itself asleep before its last look at
+// the inbox, and an Add looks at asleep after its push, so one of them
+// sees the other; a worker whose last look finds work takes its count
+// back (stayAwake).
+//
+// Delay heap (waiting, heap.go, delaying.go). A live slot belongs to
+// exactly one item, whose entry is flagged waiting and names it. A slot
+// is cleared as soon as its item stops waiting, and reused only once its
+// heap entry has left the heap; add compacts the heap when half or more
+// of 64 or more entries are dead. Due items become ready in (deadline,
+// seq) order, after the inbox is applied. runTimer sleeps until the
+// earliest deadline, or until AddAfter brings in an earlier one.
+//
+// Shutdown (shutdown.go). closed is set once, with q.mu held; the waiting
+// items are dropped then, and later adds are dropped. draining is set
+// while a ShutDownWithDrain waits for idle; whoever makes the queue idle
+// broadcasts drained.
+//
+// Metrics (metrics.go). metrics.dirty is the number of entries flagged
+// dirty: the workqueue_depth gauge.
+
 // Queue is a work queue of distinct items: an item is queued at most once
 // however often it is added, is handed to one worker at a time, and is
 // handed out again after Done if it was added while being processed.
@@ -22,30 +89,25 @@ type Queue[T comparable] struct {
 	// change; they have cache lines of their own so that the fields the
 	// lock holder writes on every call do not evict them from the
 	// producers' and workers' caches.
-	seed     maphash.Seed     // hashItem's seed for items
-	metrics  *queueMetrics[T] // nil when no metrics are recorded
-	asleep   atomic.Int32     // workers waiting on ready that nobody has woken
-	draining atomic.Bool      // a ShutDownWithDrain is waiting; set with mu held
-	closed   atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
-	_        [cacheLine]byte
+	seed    maphash.Seed     // hashItem's seed for items
+	metrics *queueMetrics[T] // nil when no metrics are recorded
+	asleep  atomic.Int32     // workers waiting on ready that nobody has woken
+	closed  atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
+	_       [cacheLine]byte
 
-	mu      sync.Mutex
-	ready   sync.Cond // Get waits here for an item; see wakeWorker
-	drained sync.Cond // Broadcast when a draining shutdown may return
-	waking  int       // workers woken that have not yet returned from Wait
+	mu       sync.Mutex
+	ready    sync.Cond // Get waits here for an item; see wakeWorker
+	drained  sync.Cond // Broadcast when a draining shutdown may return
+	waking   int       // workers woken that have not yet returned from Wait
+	draining bool      // a ShutDownWithDrain is waiting
 
 	items      table[T, itemState] // every item that is queued, processing or waiting
 	fifo       fifo[T]             // ready items, behind the ring's
 	ring       readyRing[T]        // older ready items, for Get without the lock
 	processing int                 // recorded takes not yet Done
-	dones      inbox[doneCall[T]]  // Done calls not yet applied
 	adds       inbox[T]            // Add calls not yet applied
-
-	// Delayed items (DelayingQueue): a heap with lazy deletion, see heap.go.
-	waiting  deadlineHeap[T]
-	nwaiting int    // items whose heap entry is live
-	seq      uint64 // last deadline.seq handed out
-	wake     chan struct{}
+	waiting    delayHeap[T]        // items waiting for a deadline (DelayingQueue)
+	wake       chan struct{}       // tells runTimer of an earlier deadline
 
 	stop chan struct{} // closed by the first shutdown
 	wg   sync.WaitGroup
@@ -59,8 +121,7 @@ type Queue[T comparable] struct {
 // itemState is what the queue keeps per item; one probe of the table
 // answers every question an operation has about the item.
 type itemState struct {
-	at    time.Duration // the live heap entry's deadline, when waiting
-	seq   uint32        // the low bits of the live heap entry's seq
+	slot  uint32 // the item's slot in the delay heap, when waiting
 	flags uint8
 }
 
@@ -105,9 +166,9 @@ func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 // now and its pending delay is dropped. After shutdown Add drops the item
 // and logs that at V(1).
 //
-// Add usually does not take the queue's lock: like Done, it leaves item
-// in a lock-free inbox that the next call to take the lock applies first
-// (Get when the ring runs low or empty, Len, AddAfter, ShutDownWithDrain),
+// Add usually does not take the queue's lock: it leaves item in a
+// lock-free inbox that the next call to take the lock applies first (Get
+// when the ring runs low or empty, Done, Len, AddAfter, ShutDownWithDrain),
 // in the order the Adds were made, so each observes it as if it had
 // happened when Add returned. Add applies the inbox itself when a worker
 // sleeps in Get (so that the item wakes it), when a shutdown has begun,
@@ -129,6 +190,33 @@ func (q *Queue[T]) Add(item T) {
 	q.makeDirty(item, h, q.state(item, h))
 }
 
+// wakeAppliers makes sure that an Add just left in the inbox is applied by
+// someone: sleeping workers would not come by to apply it, so if any
+// exists this applies it itself. A worker announces its sleep before it
+// last looks at the inbox, and this looks for sleepers after the push;
+// with sequentially consistent atomics on both sides, at least one side
+// sees the other. Likewise a shutdown sets closed before it looks at the
+// inbox: an Add that claimed its cell before the inbox was sealed is
+// either seen by the shutdown or sees closed, and is applied at once.
+// Get does not report shutdown, nor ShutDownWithDrain return, while such
+// an Add is unsettled, so this wakes them once the last one is applied.
+// Otherwise the next Get that takes the lock (to top the ring up, or
+// because it is empty) applies the Add, or any other call that syncs.
+func (q *Queue[T]) wakeAppliers() {
+	if q.asleep.Load() == 0 && !q.closed.Load() {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.sync()
+	if q.closed.Load() && q.adds.settled() {
+		q.wakeAll()
+		if q.draining && q.idle() {
+			q.drained.Broadcast()
+		}
+	}
+}
+
 // makeDirty marks item, whose hash is h and whose state is st, as needing
 // processing; q.mu is held. st is what state returns, or the table's entry
 // when the takes that matter to the call are recorded already (applyAdds).
@@ -137,8 +225,8 @@ func (q *Queue[T]) makeDirty(item T, h uint64, st *itemState) {
 		return
 	}
 	if st.flags&waiting != 0 {
-		st.flags &^= waiting // its heap entry is now stale
-		q.nwaiting--
+		st.flags &^= waiting
+		q.waiting.cancel(st.slot)
 	}
 	st.flags |= dirty
 	if st.flags&processing == 0 {
@@ -146,7 +234,7 @@ func (q *Queue[T]) makeDirty(item T, h uint64, st *itemState) {
 		q.wakeWorker()
 	}
 	if q.metrics != nil {
-		q.metrics.added(item, q.now(), q.readyLen())
+		q.metrics.added(item, q.now())
 	}
 }
 
@@ -167,12 +255,13 @@ func (q *Queue[T]) state(item T, h uint64) *itemState {
 // held. Takes from the ring may make it smaller at any time.
 func (q *Queue[T]) readyLen() int { return q.fifo.len() + q.ring.len() }
 
-// idle reports whether no item is ready or being processed; q.mu is held.
-// An item taken from the ring is being processed before its take is
-// recorded, so the ring must be empty with every take recorded: checking
-// readyLen and processing apart would miss a take between the two.
+// idle reports whether no item is ready or being processed, and no Add is
+// unsettled in the inbox; q.mu is held. An item taken from the ring is
+// being processed before its take is recorded, so the ring must be empty
+// with every take recorded: checking readyLen and processing apart would
+// miss a take between the two.
 func (q *Queue[T]) idle() bool {
-	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained()
+	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained() && q.adds.settled()
 }
 
 func (q *Queue[T]) dropAfterShutdown(item T) {

@@ -341,19 +341,6 @@ func TestQueueStructKeys(t *testing.T) {
 	}
 }
 
-// A Done that lands after Get last applied the inbox but before the worker
-// announced its sleep must still be seen: the worker looks again.
-func TestQueueDoneJustBeforeAWorkerSleeps(t *testing.T) {
-	q := New[string]()
-	defer q.ShutDown()
-	q.Add("a")
-	a := mustGet(t, q)
-	q.Add("a") // dirty: Done must requeue it
-	getAfterHook(t, q, "a", func() {
-		q.Done(a) // lock-free: no worker has announced a sleep yet
-	})
-}
-
 // getAfterHook runs hook where a worker in Get is about to announce its
 // sleep and expects Get to return want. The item the worker's last look
 // finds is counted as waking it; the worker must take that back, or the
@@ -414,6 +401,89 @@ func TestQueueAddRacingShutDownIsHandedOut(t *testing.T) {
 		t.Fatalf("Get = %q, want late", got)
 	}
 	q.Done("late")
+	if _, shutdown := q.Get(); !shutdown {
+		t.Fatal("Get did not report shutdown")
+	}
+}
+
+// An Add that claimed its inbox cell before a draining shutdown and fills
+// it in after is waited for: a worker does not get shutdown, and the
+// drain does not return, before the item is handed out and Done. Once the
+// drain has returned, no Add gets into the inbox.
+func TestQueueDrainWaitsForAnAddClaimedBeforeIt(t *testing.T) {
+	t.Run("new item, worker asleep", func(t *testing.T) {
+		q := New[string]()
+		fill, drained := claimThenDrain(t, q)
+		worker := getAsync(q)
+		testkit.Eventually(t, 10*time.Second, "the worker to sleep in Get", func() bool { return q.sleepers() == 1 })
+		assertNotDrained(t, drained)
+		fill("late")
+		if r := <-worker; r.shutdown || r.item != "late" {
+			t.Fatalf("Get = %+v, want late", r)
+		}
+		assertNotDrained(t, drained)
+		q.Done("late")
+		<-drained
+		assertClosedAfterDrain(t, q)
+	})
+	t.Run("item being processed", func(t *testing.T) {
+		q := New[string]()
+		q.Add("late")
+		item := mustGet(t, q)
+		fill, drained := claimThenDrain(t, q)
+		fill("late") // marks it to be processed again
+		q.Done(item)
+		if got := mustGet(t, q); got != "late" {
+			t.Fatalf("Get = %q, want late", got)
+		}
+		assertNotDrained(t, drained)
+		q.Done("late")
+		<-drained
+		assertClosedAfterDrain(t, q)
+	})
+}
+
+// claimThenDrain claims an inbox cell as Add's push does, starts
+// ShutDownWithDrain, and returns what fills the cell in and finishes the
+// Add, and a channel closed when the drain returns.
+func claimThenDrain(t *testing.T, q *Queue[string]) (fill func(string), drained <-chan struct{}) {
+	t.Helper()
+	pos := q.adds.enq.Load()
+	if !q.adds.enq.CompareAndSwap(pos, pos+1) {
+		t.Fatal("claim failed")
+	}
+	done := make(chan struct{})
+	go func() {
+		q.ShutDownWithDrain()
+		close(done)
+	}()
+	testkit.Eventually(t, 10*time.Second, "shutdown to start", q.ShuttingDown)
+	return func(item string) {
+		c := &q.adds.cells[pos&(inboxSize-1)]
+		c.entry, c.hash = item, hashItem(q.seed, item)
+		c.seq.Store(pos + 1)
+		q.wakeAppliers()
+	}, done
+}
+
+func assertNotDrained(t *testing.T, drained <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-drained:
+		t.Fatal("ShutDownWithDrain returned with work left")
+	default:
+	}
+}
+
+func assertClosedAfterDrain(t *testing.T, q *Queue[string]) {
+	t.Helper()
+	if q.adds.push("after", hashItem(q.seed, "after")) {
+		t.Fatal("the inbox took an Add after the drain")
+	}
+	q.Add("after")
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len = %d after the drain, want 0", got)
+	}
 	if _, shutdown := q.Get(); !shutdown {
 		t.Fatal("Get did not report shutdown")
 	}

@@ -5,8 +5,8 @@ import "sync/atomic"
 // readyRing holds a few of the oldest ready items where a worker's Get
 // can take one without the queue's lock. A Get that takes the lock moves
 // a batch of ready items from the FIFO into the ring, and the next Gets,
-// of any worker, take them with one compare-and-swap each. Workers then
-// take the lock once per batch instead of once per item, so they seldom
+// of any worker, take them with one compare-and-swap each. Get then takes
+// the lock once per batch instead of once per item, so workers seldom
 // queue behind each other or behind the producer: with more goroutines
 // than cores, a waiter on a busy lock parks, and the park and wake-up
 // cost more than the queue's own work.
@@ -24,18 +24,19 @@ import "sync/atomic"
 // pos+1 means filled and ready to take, and seq == pos+len(cells) means
 // taken and read.
 type readyRing[T any] struct {
-	// Takers write deq; the lock holder writes enq and taken. Each side
+	// Takers write deq; the lock holder writes the rest. Each side
 	// has a cache line of its own, and the cells are an array rather than
 	// a slice, so that neither side reads a slice header on the other's
 	// line.
-	_     [cacheLine]byte
-	deq   atomic.Uint64 // next position to take; any goroutine
-	_     [cacheLine - 8]byte
-	enq   uint64 // next position to put; lock holder only
-	taken uint64 // takes below it are recorded; lock holder only
-	_     [cacheLine - 16]byte
-	cells [ringSize]ringCell[T]
-	_     [cacheLine]byte
+	_       [cacheLine]byte
+	deq     atomic.Uint64 // next position to take; any goroutine
+	_       [cacheLine - 8]byte
+	enq     uint64 // next position to put; lock holder only
+	taken   uint64 // takes below it are recorded; lock holder only
+	cleared uint64 // recorded takes below it hold no item; lock holder only
+	_       [cacheLine - 24]byte
+	cells   [ringSize]ringCell[T]
+	_       [cacheLine]byte
 }
 
 type ringCell[T any] struct {
@@ -125,13 +126,33 @@ func (r *readyRing[T]) nextTaken(end uint64) (item T, hash uint64, ok bool) {
 	}
 	pos := r.taken
 	r.taken++
-	c := &r.cells[pos&uint64(len(r.cells)-1)]
 	// The cell still holds the item: only the lock holder writes cells,
-	// and put does not reuse this one before the take is recorded.
-	item, hash = c.item, c.hash
-	if c.seq.Load() == pos+uint64(len(r.cells)) {
-		var zero T
-		c.item = zero // its taker has read it; let the GC have it
+	// and neither put nor clearTaken touches it before the take is
+	// recorded.
+	c := &r.cells[pos&uint64(len(r.cells)-1)]
+	return c.item, c.hash, true
+}
+
+// clearTaken lets go of the items of recorded takes, so that the ring
+// holds no item a worker has taken: a worker that then calls Done leaves
+// no reference to it behind. A cell whose taker has not finished reading
+// it (it has claimed the position but not yet marked the cell read) is
+// left for a later call; the worker's own Done is one, since its take
+// was read before Get returned. The lock is held.
+func (r *readyRing[T]) clearTaken() {
+	size := uint64(len(r.cells))
+	from := r.cleared
+	if r.enq > size {
+		from = max(from, r.enq-size) // older cells hold newer puts since
 	}
-	return item, hash, true
+	r.cleared = r.taken
+	var zero T
+	for pos := from; pos < r.taken; pos++ {
+		c := &r.cells[pos&(size-1)]
+		if c.seq.Load() != pos+size {
+			r.cleared = min(r.cleared, pos) // its taker is still reading
+			continue
+		}
+		c.item = zero
+	}
 }

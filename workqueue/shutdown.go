@@ -8,7 +8,7 @@ package workqueue
 func (q *Queue[T]) ShutDown() {
 	q.mu.Lock()
 	q.shutDownLocked()
-	q.draining.Store(false)
+	q.draining = false
 	q.drained.Broadcast()
 	q.mu.Unlock()
 	q.wg.Wait()
@@ -23,9 +23,9 @@ func (q *Queue[T]) ShutDown() {
 func (q *Queue[T]) ShutDownWithDrain() {
 	q.mu.Lock()
 	q.shutDownLocked()
-	q.draining.Store(true) // before looking at the inbox; see wakeAppliers
+	q.draining = true
 	q.sync()
-	for q.draining.Load() && !q.idle() {
+	for q.draining && !q.idle() {
 		q.drained.Wait()
 		q.sync()
 	}
@@ -38,8 +38,14 @@ func (q *Queue[T]) shutDownLocked() {
 		return
 	}
 	q.closed.Store(true) // Add reads it without the lock; see wakeAppliers
-	q.waiting, q.nwaiting = nil, 0
+	q.adds.seal()
+	q.dropWaiting()
 	close(q.stop)
+	q.wakeAll()
+}
+
+// wakeAll wakes every worker asleep in Get; q.mu is held.
+func (q *Queue[T]) wakeAll() {
 	q.waking += int(q.asleep.Swap(0))
 	q.ready.Broadcast()
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
+
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -45,17 +47,16 @@ func (s *stressKeys) process(key int, work func()) {
 	s.inFlight[key].Add(-1)
 }
 
-// produce runs producers goroutines that each bump and add adds random
-// keys, and waits for them.
-func (s *stressKeys) produce(producers, adds int, add func(r *rand.Rand, key int)) {
+// produce runs producers goroutines that each call add calls with random
+// keys, and waits for them. add gets the producer's number; it must bump
+// a key it adds.
+func (s *stressKeys) produce(producers, calls int, add func(r *rand.Rand, producer, key int)) {
 	var wg sync.WaitGroup
 	for p := range producers {
 		wg.Go(func() {
-			r := rand.New(rand.NewPCG(uint64(p), uint64(adds)))
-			for range adds {
-				key := r.IntN(len(s.version))
-				s.bump(key)
-				add(r, key)
+			r := rand.New(rand.NewPCG(uint64(p), uint64(calls)))
+			for range calls {
+				add(r, p, r.IntN(len(s.version)))
 			}
 		})
 	}
@@ -113,7 +114,10 @@ func TestStressQueue(t *testing.T) {
 			runtime.Gosched()
 		})
 	})
-	s.produce(producers, adds, func(_ *rand.Rand, key int) { q.Add(key) })
+	s.produce(producers, adds, func(_ *rand.Rand, _, key int) {
+		s.bump(key)
+		q.Add(key)
+	})
 	// Adds after shutdown are dropped, so stop re-adding and let the
 	// re-adds already made go through before draining.
 	readding.Store(false)
@@ -123,12 +127,23 @@ func TestStressQueue(t *testing.T) {
 	s.check()
 }
 
+// settle steps clock an hour at a time, making due items ready, until
+// nothing is queued, processing or waiting in q.
+func settle[T comparable](t *testing.T, q *Queue[T], clock *clocktesting.FakeClock) {
+	t.Helper()
+	testkit.Eventually(t, 10*time.Second, "the queue to go idle", func() bool {
+		clock.Step(time.Hour)
+		q.promote()
+		return q.quiet()
+	})
+}
+
 // quiet reports whether nothing is queued, processing or waiting.
 func (q *Queue[T]) quiet() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sync()
-	return q.idle() && q.nwaiting == 0
+	return q.idle() && q.waiting.live == 0
 }
 
 func TestStressRateLimitingQueue(t *testing.T) {
@@ -163,7 +178,8 @@ func TestStressRateLimitingQueue(t *testing.T) {
 			}
 		}
 	})
-	s.produce(producers, adds, func(r *rand.Rand, key int) {
+	s.produce(producers, adds, func(r *rand.Rand, _, key int) {
+		s.bump(key)
 		if r.IntN(3) == 0 {
 			q.Add(key)
 		} else {
@@ -176,11 +192,7 @@ func TestStressRateLimitingQueue(t *testing.T) {
 	// Let every pending retry and delay fire, with no new failures,
 	// until nothing is left, then drain.
 	failuresOn.Store(false)
-	testkit.Eventually(t, 10*time.Second, "the queue to go idle", func() bool {
-		clock.Step(time.Hour)
-		q.promote()
-		return q.quiet()
-	})
+	settle(t, &q.Queue, clock)
 	q.ShutDownWithDrain()
 	workersDone.Wait()
 	s.check()

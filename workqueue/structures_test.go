@@ -93,37 +93,54 @@ func TestFIFOMatchesSlice(t *testing.T) {
 	}
 }
 
-func TestDeadlineHeapOrdersByDeadlineThenSeq(t *testing.T) {
-	var h deadlineHeap[int]
+// TestDelayHeapOrdersByDeadlineThenAdd adds items with random deadlines,
+// cancels some (which clears their slots at once), compacts, and checks
+// that the live ones come out in deadline order, ties in the order they
+// were added, and that every slot is released.
+func TestDelayHeapOrdersByDeadlineThenAdd(t *testing.T) {
+	var h delayHeap[int]
 	r := rand.New(rand.NewPCG(5, 6))
-	var want []deadline[int]
-	for seq := range uint64(1000) {
-		d := deadline[int]{at: time.Duration(r.IntN(50)), seq: seq, item: int(seq)}
-		h.push(d)
-		want = append(want, d)
+	type entry struct {
+		at   time.Duration
+		item int
 	}
-	// Drop odd items through filter, as compaction does.
-	h.filter(func(d *deadline[int]) bool { return d.item%2 == 0 })
-	want = slices.DeleteFunc(want, func(d deadline[int]) bool { return d.item%2 != 0 })
-	slices.SortFunc(want, func(a, b deadline[int]) int {
-		if a.before(&b) {
-			return -1
+	var want []entry
+	for item := range 1000 {
+		at := time.Duration(r.IntN(50))
+		slot, _ := h.add(item, uint64(item), at)
+		if item%3 == 0 {
+			h.cancel(slot)
+			if s := h.slots[slot]; s.live || s.item != 0 {
+				t.Fatalf("cancelled slot still holds %+v", s)
+			}
+			continue
 		}
-		return 1
-	})
+		want = append(want, entry{at, item})
+	}
+	h.compact()
+	if len(h.entries) != len(want) || h.live != len(want) {
+		t.Fatalf("after compact: %d entries, %d live; want %d", len(h.entries), h.live, len(want))
+	}
+	slices.SortStableFunc(want, func(a, b entry) int { return int(a.at - b.at) })
 	for i, w := range want {
-		if got := h.pop(); got != w {
-			t.Fatalf("pop %d = %+v, want %+v", i, got, w)
+		s, slot, _, ok := h.popDue(w.at)
+		if s == nil || !ok || !s.live || s.item != w.item || s.at != w.at {
+			t.Fatalf("pop %d = %+v, want %+v", i, s, w)
 		}
+		h.cancel(slot)
+		h.release(slot)
 	}
-	if len(h) != 0 {
-		t.Fatalf("%d entries left", len(h))
+	if s, _, _, ok := h.popDue(time.Hour); s != nil || ok {
+		t.Fatalf("popDue on an empty heap = %+v, %v", s, ok)
+	}
+	if h.live != 0 || len(h.free) != len(h.slots) {
+		t.Fatalf("%d live, %d of %d slots free", h.live, len(h.free), len(h.slots))
 	}
 }
 
 func TestInboxConcurrentPushes(t *testing.T) {
-	var b inbox[doneCall[int]]
-	var mu sync.Mutex // stands in for the queue's lock
+	var b inbox[[2]int] // an item and its complement, to catch torn entries
+	var mu sync.Mutex   // stands in for the queue's lock
 	seen := map[int]int{}
 	drain := func() {
 		mu.Lock()
@@ -134,10 +151,10 @@ func TestInboxConcurrentPushes(t *testing.T) {
 				b.release()
 				return
 			}
-			if h != uint64(d.item) || d.takes != ^uint64(d.item) {
-				t.Errorf("item %d came with hash %d and takes %d", d.item, h, d.takes)
+			if h != uint64(d[0]) || d[1] != ^d[0] {
+				t.Errorf("item %d came with hash %d and complement %d", d[0], h, d[1])
 			}
-			seen[d.item]++
+			seen[d[0]]++
 		}
 	}
 	const producers, each = 8, 5000
@@ -146,8 +163,8 @@ func TestInboxConcurrentPushes(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				item := p*each + i
-				for !b.push(doneCall[int]{item, ^uint64(item)}, uint64(item)) {
-					drain() // full: what Done does, take the lock
+				for !b.push([2]int{item, ^item}, uint64(item)) {
+					drain() // full: what Add does, take the lock
 				}
 				if i%64 == 0 {
 					drain()
@@ -307,3 +324,32 @@ func seq(n int) []int {
 }
 
 var testSeed = maphash.MakeSeed()
+
+// TestReadyRingClearsTakesOnceRead checks that clearTaken lets go of the
+// item of a recorded take only once its taker has read it, and that a
+// later call clears a cell it had to leave.
+func TestReadyRingClearsTakesOnceRead(t *testing.T) {
+	var r readyRing[*int]
+	r.init()
+	a, b := new(int), new(int)
+	r.put(a, 1)
+	r.put(b, 2)
+	// A taker claims position 0 and has not yet marked the cell read;
+	// another takes position 1 whole.
+	r.deq.Store(1)
+	if got, _, ok := r.take(); !ok || got != b {
+		t.Fatalf("take = %v, %v; want b", got, ok)
+	}
+	for _, _, ok := r.nextTaken(r.takes()); ok; _, _, ok = r.nextTaken(r.takes()) {
+	}
+	r.clearTaken()
+	if r.cells[0].item != a || r.cells[1].item != nil || r.cleared != 0 {
+		t.Fatalf("after the first clear: cells hold %v, %v, cleared %d; want a, nil, 0",
+			r.cells[0].item, r.cells[1].item, r.cleared)
+	}
+	r.cells[0].seq.Store(ringSize) // the first taker has read its item
+	r.clearTaken()
+	if r.cells[0].item != nil || r.cleared != 2 {
+		t.Fatalf("after the second clear: cell 0 holds %v, cleared %d; want nil, 2", r.cells[0].item, r.cleared)
+	}
+}
