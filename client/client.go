@@ -15,12 +15,12 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/object"
 )
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
 // informer cache and writes them to the API server.
-type Client[T informer.Object] struct {
+type Client[T object.Object] struct {
 	inf        *informer.Informer[T]
 	rest       rest.Interface
 	params     runtime.ParameterCodec
@@ -37,7 +37,7 @@ type Client[T informer.Object] struct {
 // another namespace than a restricted factory's is an error;
 // informer.AllNamespaces asks for a cluster-wide cache explicitly. The
 // informer runs with the factory.
-func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], error) {
+func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], error) {
 	gvk, err := informer.KindOf[T](f.Scheme())
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
@@ -182,5 +182,5 @@ func first[O any](opts []O) *O {
 
 // objectKey is "namespace/name", or "name" for cluster-scoped objects.
 func objectKey(namespace, name string) string {
-	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}.String()
+	return object.FormatKey(types.NamespacedName{Namespace: namespace, Name: name})
 }

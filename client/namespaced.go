@@ -5,7 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/object"
 )
 
 // Namespaced is a Client bound to one namespace, shaped like a generated
@@ -16,7 +16,7 @@ import (
 //
 // Its Get reads from the API server, not the cache, so that a retry after a
 // conflict starts from the state that caused it.
-type Namespaced[T informer.Object] struct {
+type Namespaced[T object.Object] struct {
 	c         *Client[T]
 	namespace string
 }

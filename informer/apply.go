@@ -82,7 +82,7 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 	old, existed, err := c.put(key, d.Object)
 	switch {
 	case !existed:
-		return notification[T]{kind: kindAdd, obj: d.Object, initial: initial}, true, err
+		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
 	case d.Type == deltafifo.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion():
 		return notification[T]{}, false, err // a relist found it unchanged
 	default:

@@ -22,6 +22,7 @@ import (
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -117,7 +118,7 @@ func (o *operator) isCopy(cm *corev1.ConfigMap) bool {
 // objects that matched before: predicate.NewFilter looks only at the new
 // object, so it would hide the update that takes a source's label away —
 // the very event that must delete its copies.
-func wasOrIs[T event.Object](match func(T) bool) predicate.Predicate[T] {
+func wasOrIs[T object.Object](match func(T) bool) predicate.Predicate[T] {
 	ok := func(obj T) bool { return !event.IsNil(obj) && match(obj) }
 	return predicate.Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return ok(e.Object) },
