@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 
@@ -124,5 +125,38 @@ func TestListenerBarrierAndPanic(t *testing.T) {
 	defer logMu.Unlock()
 	if len(logged) != 1 || !strings.Contains(logged[0], "ns/boom") || !strings.Contains(logged[0], "handler bug") {
 		t.Fatalf("panic not logged with its key: %q", logged)
+	}
+}
+
+// TestDeliverDoesNotAllocate guards the fan-out path: turning a notification
+// into an event (a delete's key into a NamespacedName included) must not
+// cost an allocation per event and handler.
+func TestDeliverDoesNotAllocate(t *testing.T) {
+	var seen int
+	l := newListener[*corev1.ConfigMap](HandlerFuncs[*corev1.ConfigMap]{
+		CreateFunc: func(event.Create[*corev1.ConfigMap]) { seen++ },
+		UpdateFunc: func(event.Update[*corev1.ConfigMap]) { seen++ },
+		DeleteFunc: func(e event.Delete[*corev1.ConfigMap]) {
+			if e.Key.Namespace == "ns" && e.Key.Name == "a" {
+				seen++
+			}
+		},
+	}, logr.Discard())
+	cm := cmv("a", "1")
+	notes := []notification[*corev1.ConfigMap]{
+		{kind: kindCreate, obj: cm},
+		{kind: kindUpdate, old: cm, obj: cm},
+		{kind: kindDelete, obj: cm, unknown: true},
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for i := range notes {
+			l.deliver("ns/a", &notes[i])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("delivering a create, an update and a delete allocates %v times, want 0", allocs)
+	}
+	if seen != 3*101 {
+		t.Errorf("handler saw %d events, want %d", seen, 3*101)
 	}
 }
