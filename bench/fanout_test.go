@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/informer"
 )
 
@@ -34,8 +35,8 @@ func startSteadyFanOut(list *corev1.ConfigMapList) *fanOut {
 	for i := range f.counts {
 		c := &f.counts[i]
 		_, _ = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-			AddFunc:    func(*corev1.ConfigMap, bool) { c.Add(1) },
-			UpdateFunc: func(_, _ *corev1.ConfigMap) { c.Add(1) },
+			CreateFunc: func(event.Create[*corev1.ConfigMap]) { c.Add(1) },
+			UpdateFunc: func(event.Update[*corev1.ConfigMap]) { c.Add(1) },
 		})
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/informer"
 )
 
@@ -76,8 +77,8 @@ func startSteady(list *corev1.ConfigMapList) *informerUnderTest {
 	u := &informerUnderTest{lw: newMemLW(list)}
 	inf := informer.New[*corev1.ConfigMap](u.lw)
 	_, _ = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc:    func(o *corev1.ConfigMap, _ bool) { u.seen.Add(1); u.last.Store(&o.ResourceVersion) },
-		UpdateFunc: func(_, o *corev1.ConfigMap) { u.seen.Add(1); u.last.Store(&o.ResourceVersion) },
+		CreateFunc: func(e event.Create[*corev1.ConfigMap]) { u.seen.Add(1); u.last.Store(&e.Object.ResourceVersion) },
+		UpdateFunc: func(e event.Update[*corev1.ConfigMap]) { u.seen.Add(1); u.last.Store(&e.ObjectNew.ResourceVersion) },
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/steadyctl/steady/controller"
-	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -19,7 +19,7 @@ type Builder struct {
 	forIn   Input
 	owns    []Input
 	watches []Input
-	filters []predicate.Predicate[event.Object]
+	filters []predicate.Predicate[object.Object]
 	opts    []controller.Option
 	name    string
 	errs    []error
@@ -62,7 +62,7 @@ func (b *Builder) Watches(in Input) *Builder {
 }
 
 // WithEventFilter adds p to every input of the controller.
-func (b *Builder) WithEventFilter(p predicate.Predicate[event.Object]) *Builder {
+func (b *Builder) WithEventFilter(p predicate.Predicate[object.Object]) *Builder {
 	b.filters = append(b.filters, p)
 	return b
 }

@@ -15,10 +15,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/builder"
-	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -99,7 +99,7 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	bySecretName := handler.EnqueueFunc(func(_ context.Context, s *corev1.Secret) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: strings.TrimSuffix(s.Name, "-secret")}}}
 	})
-	skipIgnored := predicate.NewFilter(func(o event.Object) bool { return o.GetLabels()["ignore"] != "true" })
+	skipIgnored := predicate.NewFilter(func(o object.Object) bool { return o.GetLabels()["ignore"] != "true" })
 	err := builder.ControllerManagedBy(m).
 		For(builder.Kind(&appsv1.Deployment{})).
 		Owns(builder.Kind(&corev1.ConfigMap{})).

@@ -10,7 +10,7 @@
 // names a kind the primary creates: its events enqueue the controlling
 // owner of the primary kind (owner references with controller=true). Watches
 // takes any kind with a handler of your own. Each input's predicates filter
-// its events; WithEventFilter adds a predicate over event.Object to every
+// its events; WithEventFilter adds a predicate over object.Object to every
 // input.
 //
 // Kinds come from the manager's scheme, so typed objects (*appsv1.Deployment,

@@ -12,6 +12,7 @@ import (
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 )
 
@@ -21,7 +22,7 @@ type Input interface {
 	// kind resolves the input's group/version/kind.
 	kind(f *informer.Factory) (schema.GroupVersionKind, error)
 	// source builds the input's controller source for its role.
-	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[event.Object]) (controller.Source, error)
+	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object]) (controller.Source, error)
 	hasHandler() bool
 }
 
@@ -37,17 +38,17 @@ const (
 // Kind is an input of kind T (obj's type; obj's content is used only for an
 // Unstructured's or PartialObjectMetadata's apiVersion and kind), filtered
 // by preds, for For and Owns.
-func Kind[T informer.Object](obj T, preds ...predicate.Predicate[T]) Input {
+func Kind[T object.Object](obj T, preds ...predicate.Predicate[T]) Input {
 	return &input[T]{obj: obj, preds: preds}
 }
 
 // Handle is an input of kind T whose events h maps to requests, filtered by
 // preds, for Watches.
-func Handle[T informer.Object](obj T, h handler.EventHandler[T], preds ...predicate.Predicate[T]) Input {
+func Handle[T object.Object](obj T, h handler.EventHandler[T], preds ...predicate.Predicate[T]) Input {
 	return &input[T]{obj: obj, preds: preds, h: h}
 }
 
-type input[T informer.Object] struct {
+type input[T object.Object] struct {
 	obj   T
 	preds []predicate.Predicate[T]
 	h     handler.EventHandler[T]
@@ -87,7 +88,7 @@ func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, n
 	return inf.(*informer.Informer[T]), nil
 }
 
-func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[event.Object]) (controller.Source, error) {
+func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object]) (controller.Source, error) {
 	gvk, err := in.kind(f)
 	if err != nil {
 		return nil, err

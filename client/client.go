@@ -15,13 +15,13 @@ import (
 
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/object"
 )
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
 // informer cache and writes them to the API server. It implements
 // Interface[T].
-type Client[T informer.Object] struct {
+type Client[T object.Object] struct {
 	inf        *informer.Informer[T]
 	rest       rest.Interface
 	params     runtime.ParameterCodec
@@ -41,7 +41,7 @@ type Client[T informer.Object] struct {
 // informer.AllNamespaces asks for a cluster-wide cache explicitly. The
 // informer runs with the factory; its REST client comes from the
 // factory's cluster.
-func For[T informer.Object](f *informer.Factory, namespace string) (*Client[T], error) {
+func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], error) {
 	c := f.Cluster()
 	gvk, err := cluster.KindOf[T](c)
 	if err != nil {
@@ -125,5 +125,5 @@ func first[O any](opts []O) *O {
 
 // objectKey is "namespace/name", or "name" for cluster-scoped objects.
 func objectKey(namespace, name string) string {
-	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: namespace, Name: name}}.String()
+	return object.FormatKey(types.NamespacedName{Namespace: namespace, Name: name})
 }

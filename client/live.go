@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/steadyctl/steady/object"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/steadyctl/steady/informer"
 )
 
 // Live reads objects of kind T from the API server itself, not the cache:
@@ -15,7 +14,7 @@ import (
 // conflict does this for you) or a kind the operator does not want to
 // cache. Each call is a request, so do not use it on every reconcile of a
 // busy controller. It implements Reader[T].
-type Live[T informer.Object] struct{ c *Client[T] }
+type Live[T object.Object] struct{ c *Client[T] }
 
 // Live returns the client's reader of the API server.
 func (c *Client[T]) Live() Live[T] { return Live[T]{c} }

@@ -150,10 +150,7 @@ func (c *Controller) Start(ctx context.Context) error {
 func (c *Controller) waitForSync(ctx context.Context, sources []Source) error {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.cacheSyncTimeout)
 	defer cancel()
-	syncers := make([]interface {
-		informer.Syncer
-		Name() string
-	}, len(sources))
+	syncers := make([]informer.Syncer, len(sources))
 	for i, s := range sources {
 		syncers[i] = s
 	}

@@ -4,16 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
+	"github.com/steadyctl/steady/object"
 )
-
-// Object is what the FIFO holds: an API object with object metadata, such
-// as *corev1.Pod, *unstructured.Unstructured or *metav1.PartialObjectMetadata.
-type Object interface {
-	metav1.Object
-	runtime.Object
-}
 
 // DeltaType says what happened to an object.
 type DeltaType string
@@ -35,7 +27,7 @@ const (
 )
 
 // Delta is one change to one object.
-type Delta[T Object] struct {
+type Delta[T object.Object] struct {
 	Type DeltaType
 	// Object is the object after the change; for a deletion inferred from a
 	// relist, the last state the consumer knew, which may be the zero value.
@@ -47,22 +39,23 @@ type Delta[T Object] struct {
 }
 
 // Item is one key's pending deltas, oldest first.
-type Item[T Object] struct {
+type Item[T object.Object] struct {
 	Key    string
 	Deltas []Delta[T]
 }
 
 // Batch is what one Pop hands over: one Item, or after a Replace every key
 // queued at that moment, so the consumer can apply a relist atomically.
-type Batch[T Object] struct {
+type Batch[T object.Object] struct {
 	Items []Item[T]
 	// InitialList is set on the batch made by the first Replace.
 	InitialList bool
 }
 
 // KnownObjects is the consumer's view of what it has stored, which Replace
-// uses to find deletions and Resync to find what to re-deliver.
-type KnownObjects[T Object] interface {
+// uses to find deletions and Resync to find what to re-deliver. Its keys
+// are object.Key's, the keys the FIFO queues under.
+type KnownObjects[T object.Object] interface {
 	ListKeys() []string
 	GetByKey(key string) (T, bool)
 }
@@ -76,24 +69,21 @@ var (
 	ErrRequeue = errors.New("deltafifo: requeue")
 )
 
-// KeyFunc computes an object's queue key.
-type KeyFunc func(obj metav1.Object) (string, error)
+// errNoName is why an object cannot be queued: without a name it has no
+// key, and two such objects would be taken for one.
+var errNoName = errors.New("object has no name")
 
-// NamespaceKey is the default KeyFunc: "namespace/name", or "name" for
-// cluster-scoped objects. An object without a name has no key.
-func NamespaceKey(obj metav1.Object) (string, error) {
-	name := obj.GetName()
-	if name == "" {
-		return "", errors.New("object has no name")
+// keyOf returns obj's queue key, object.Key, refusing an object without a
+// name.
+func keyOf(obj object.Object) (string, error) {
+	if obj.GetName() == "" {
+		return "", errNoName
 	}
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + name, nil
-	}
-	return name, nil
+	return object.Key(obj), nil
 }
 
 // describe names an object in errors, also when it cannot be keyed.
-func describe(obj Object) string {
+func describe(obj object.Object) string {
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
 	if kind == "" {
 		kind = fmt.Sprintf("%T", obj)

@@ -1,8 +1,8 @@
 // Package deltafifo queues the changes a reflector observes until an
 // informer applies them to its cache.
 //
-// The FIFO holds keys (namespace/name by default; WithKeyFunc replaces it) in
-// the order they were first queued, and for each key the ordered list of
+// The FIFO holds keys (object.Key: "namespace/name", or "name") in the
+// order they were first queued, and for each key the ordered list of
 // Deltas that happened to its object since the consumer last saw it: Added,
 // Updated and Deleted from watch events, Replaced from a relist, Sync from a
 // resync. A key is queued at most once, so a burst of changes to one object

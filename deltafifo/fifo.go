@@ -6,15 +6,16 @@ import (
 	"sync"
 
 	"github.com/go-logr/logr"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // FIFO is a queue of keys, each with the ordered deltas that happened to its
 // object since the consumer last popped it. It is safe for one producer (a
 // reflector) and one consumer (an informer) at a time.
-type FIFO[T Object] struct {
-	known   KnownObjects[T]
-	keyFunc KeyFunc
-	log     logr.Logger
+type FIFO[T object.Object] struct {
+	known KnownObjects[T]
+	log   logr.Logger
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -55,7 +56,7 @@ const maxFree = 1024
 // entry is a queued key's deltas. rvBefore is the newest resourceVersion
 // seen before the key was queued: until the key is processed, the
 // consumer's store reflects at most that.
-type entry[T Object] struct {
+type entry[T object.Object] struct {
 	deltas   []Delta[T]
 	inline   [1]Delta[T] // most keys carry one delta; avoids a second allocation
 	rvBefore string
@@ -65,24 +66,20 @@ type entry[T Object] struct {
 type Option func(*options)
 
 type options struct {
-	keyFunc KeyFunc
-	log     logr.Logger
+	log logr.Logger
 }
-
-// WithKeyFunc replaces the default NamespaceKey.
-func WithKeyFunc(f KeyFunc) Option { return func(o *options) { o.keyFunc = f } }
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
 
 // New returns an empty FIFO. known is the consumer's store, used by Replace
 // and Resync; it may be nil, and then only queued objects count as known.
-func New[T Object](known KnownObjects[T], opts ...Option) *FIFO[T] {
-	o := options{keyFunc: NamespaceKey, log: logr.Discard()}
+func New[T object.Object](known KnownObjects[T], opts ...Option) *FIFO[T] {
+	o := options{log: logr.Discard()}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	f := &FIFO[T]{known: known, keyFunc: o.keyFunc, log: o.log, entries: make(map[string]*entry[T])}
+	f := &FIFO[T]{known: known, log: o.log, entries: make(map[string]*entry[T])}
 	f.cond.L = &f.mu
 	return f
 }
@@ -97,7 +94,7 @@ func (f *FIFO[T]) Update(obj T) error { return f.event(Updated, obj) }
 func (f *FIFO[T]) Delete(obj T) error { return f.event(Deleted, obj) }
 
 func (f *FIFO[T]) event(t DeltaType, obj T) error {
-	key, err := f.keyFunc(obj)
+	key, err := keyOf(obj)
 	if err != nil {
 		return fmt.Errorf("deltafifo: %s %s: %w", t, describe(obj), err)
 	}

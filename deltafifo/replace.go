@@ -3,6 +3,8 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // Replace records a complete list of the objects, as of resourceVersion.
@@ -18,7 +20,7 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 	keys := make([]string, len(list))
 	var errs []error
 	for i, obj := range list {
-		key, err := f.keyFunc(obj)
+		key, err := keyOf(obj)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("deltafifo: Replace: %s: %w", describe(obj), err))
 		}
@@ -119,7 +121,7 @@ func (f *FIFO[T]) waitIdle() {
 }
 
 // directBatch builds a Replace batch with one allocation for all its deltas.
-func directBatch[T Object](list []T, keys []string) []Item[T] {
+func directBatch[T object.Object](list []T, keys []string) []Item[T] {
 	items := make([]Item[T], 0, len(list))
 	deltas := make([]Delta[T], len(list))
 	for i, obj := range list {

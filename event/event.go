@@ -3,44 +3,43 @@ package event
 import (
 	"reflect"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/steadyctl/steady/object"
 )
 
-// Object is any API object with object metadata.
-type Object interface {
-	metav1.Object
-	runtime.Object
-}
-
 // Create is an object appearing: created, or first seen by the informer.
-type Create[T Object] struct {
+type Create[T object.Object] struct {
 	Object T
-	// IsInInitialList is true for objects from the informer's first list.
+	// IsInInitialList is true for objects of the informer's first list (or,
+	// for a handler added later, the cache contents it is introduced to).
 	IsInInitialList bool
 }
 
-// Update is an object changing from ObjectOld to ObjectNew.
-type Update[T Object] struct {
+// Update is an object changing from ObjectOld to ObjectNew. A periodic
+// resync delivers an Update with ObjectOld == ObjectNew.
+type Update[T object.Object] struct {
 	ObjectOld, ObjectNew T
 }
 
 // Delete is an object going away.
-type Delete[T Object] struct {
-	// Key names the object; it is set even when Object is not.
+type Delete[T object.Object] struct {
+	// Key names the object; it is always set, even when Object is not.
 	Key types.NamespacedName
-	// Object is the last known state; it may be stale when
-	// DeleteStateUnknown is set, or the zero value if it was never known.
+	// Object is the last state known: the deleted object itself when a
+	// watch reported the deletion; otherwise the cached state, which may be
+	// stale, or the zero value if it was never known.
 	Object T
 	// DeleteStateUnknown is true when the deletion was inferred from a
-	// relist rather than seen on a watch.
+	// relist (the object vanished while no watch was open) rather than seen
+	// on a watch, so Object is not the final state. client-go calls this a
+	// DeletedFinalStateUnknown tombstone.
 	DeleteStateUnknown bool
 }
 
 // Generic is an event from outside the API server (a timer, an external
 // system) about Object.
-type Generic[T Object] struct {
+type Generic[T object.Object] struct {
 	Object T
 }
 

@@ -8,13 +8,14 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
 
 // EnqueueObject requests a reconcile of the object the event is about: the
 // usual handler for a controller's primary kind. A deletion is enqueued by
 // its key even when the last state is unknown.
-func EnqueueObject[T event.Object]() EventHandler[T] {
+func EnqueueObject[T object.Object]() EventHandler[T] {
 	return Funcs[T]{
 		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) { enqueueObject(e.Object, q) },
 		UpdateFunc: func(_ context.Context, e event.Update[T], q Queue) {
@@ -64,7 +65,7 @@ func OwnerIsClusterScoped() OwnerOption { return func(o *ownerOptions) { o.clust
 // written as apps/v1beta1 name the same owner). For updates, owners of both
 // the old and new object are enqueued, so an owner that lost a child hears
 // of it too.
-func EnqueueOwner[T event.Object](owner schema.GroupKind, opts ...OwnerOption) EventHandler[T] {
+func EnqueueOwner[T object.Object](owner schema.GroupKind, opts ...OwnerOption) EventHandler[T] {
 	var o ownerOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -108,7 +109,7 @@ func (o ownerOptions) matches(ref metav1.OwnerReference, owner schema.GroupKind)
 // called for a missing object. If fn looks up other objects, read them
 // through package client, whose reads wait until that kind's cache is
 // filled; a Cache read directly may miss objects not yet listed.
-func EnqueueFunc[T event.Object](fn func(ctx context.Context, obj T) []reconcile.Request) EventHandler[T] {
+func EnqueueFunc[T object.Object](fn func(ctx context.Context, obj T) []reconcile.Request) EventHandler[T] {
 	add := func(ctx context.Context, obj T, q Queue) {
 		if event.IsNil(obj) {
 			return

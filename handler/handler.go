@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -14,7 +15,7 @@ type Queue interface {
 }
 
 // EventHandler turns events about objects of type T into reconcile requests.
-type EventHandler[T event.Object] interface {
+type EventHandler[T object.Object] interface {
 	Create(ctx context.Context, e event.Create[T], q Queue)
 	Update(ctx context.Context, e event.Update[T], q Queue)
 	Delete(ctx context.Context, e event.Delete[T], q Queue)
@@ -22,7 +23,7 @@ type EventHandler[T event.Object] interface {
 }
 
 // Funcs adapts functions to EventHandler; nil functions ignore their events.
-type Funcs[T event.Object] struct {
+type Funcs[T object.Object] struct {
 	CreateFunc  func(context.Context, event.Create[T], Queue)
 	UpdateFunc  func(context.Context, event.Update[T], Queue)
 	DeleteFunc  func(context.Context, event.Delete[T], Queue)
@@ -59,7 +60,7 @@ func (f Funcs[T]) Generic(ctx context.Context, e event.Generic[T], q Queue) {
 
 // WithPredicates returns h behind preds: an event reaches h only if every
 // predicate lets it through.
-func WithPredicates[T event.Object](h EventHandler[T], preds ...predicate.Predicate[T]) EventHandler[T] {
+func WithPredicates[T object.Object](h EventHandler[T], preds ...predicate.Predicate[T]) EventHandler[T] {
 	if len(preds) == 0 {
 		return h
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/steadyctl/steady/deltafifo"
+	"github.com/steadyctl/steady/event"
 )
 
 // apply folds one batch from the FIFO into the cache under a single write
@@ -72,7 +73,7 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 	if d.Type == deltafifo.Deleted {
 		old, existed := c.remove(key)
 		last := d.Object
-		if existed && (d.FinalStateUnknown || isZero(last)) {
+		if existed && (d.FinalStateUnknown || event.IsNil(last)) {
 			last = old // the freshest state we have
 		}
 		// Delivered even when nothing was cached or the state is unknown:
@@ -82,15 +83,10 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 	old, existed, err := c.put(key, d.Object)
 	switch {
 	case !existed:
-		return notification[T]{kind: kindAdd, obj: d.Object, initial: initial}, true, err
+		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
 	case d.Type == deltafifo.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion():
 		return notification[T]{}, false, err // a relist found it unchanged
 	default:
 		return notification[T]{kind: kindUpdate, old: old, obj: d.Object}, true, err
 	}
-}
-
-func isZero[T any](v T) bool {
-	var zero T
-	return any(v) == any(zero)
 }

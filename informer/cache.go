@@ -6,43 +6,27 @@ import (
 	"sort"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-)
+	"k8s.io/apimachinery/pkg/types"
 
-// Object is what an informer caches: any API object with object metadata,
-// such as *corev1.Pod, *unstructured.Unstructured or
-// *metav1.PartialObjectMetadata.
-type Object interface {
-	metav1.Object
-	runtime.Object
-}
+	"github.com/steadyctl/steady/object"
+)
 
 // NamespaceIndex names the index every Cache has: objects by namespace.
 const NamespaceIndex = "namespace"
 
 // IndexFunc returns the values under which obj is found in an index, e.g.
 // the node name of a Pod or the UIDs of its owners.
-type IndexFunc[T Object] func(obj T) ([]string, error)
+type IndexFunc[T object.Object] func(obj T) ([]string, error)
 
 // ErrUnknownIndex is returned for queries naming an index the Cache lacks.
 var ErrUnknownIndex = errors.New("unknown index")
 
-// Key returns the cache key of an object: "namespace/name", or "name" for
-// cluster-scoped objects (the same keys client-go uses).
-func Key(obj metav1.Object) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return ns + "/" + obj.GetName()
-	}
-	return obj.GetName()
-}
-
-// Cache is a thread-safe store of objects keyed by namespace/name, with
-// named indexes. The informer fills it; everyone else reads it.
+// Cache is a thread-safe store of objects keyed by object.Key
+// ("namespace/name", or "name"), with named indexes. The informer fills it; everyone else reads it.
 //
 // Objects in the cache are shared with every reader and with the informer's
 // handlers: treat them as read-only. To change one, DeepCopy it first.
-type Cache[T Object] struct {
+type Cache[T object.Object] struct {
 	mu       sync.RWMutex
 	items    map[string]T
 	indexes  map[string]*index[T]
@@ -70,7 +54,7 @@ func (c *Cache[T]) setSyncedRV(rv string) {
 }
 
 // index maps each indexed value to the set of keys of objects carrying it.
-type index[T Object] struct {
+type index[T object.Object] struct {
 	fn        IndexFunc[T] // nil for the built-in namespace index
 	keysByVal map[string]map[string]struct{}
 	// valsByKey remembers what a user IndexFunc returned for each key, so an
@@ -88,7 +72,7 @@ func (ix *index[T]) values(obj T) ([]string, error) {
 }
 
 // NewCache returns an empty cache with the namespace index.
-func NewCache[T Object]() *Cache[T] {
+func NewCache[T object.Object]() *Cache[T] {
 	return &Cache[T]{
 		items:   make(map[string]T),
 		indexes: map[string]*index[T]{NamespaceIndex: {keysByVal: make(map[string]map[string]struct{})}},
@@ -118,13 +102,10 @@ func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
 
 // Get returns the object with the given namespace and name.
 func (c *Cache[T]) Get(namespace, name string) (T, bool) {
-	if namespace == "" {
-		return c.GetByKey(name)
-	}
-	return c.GetByKey(namespace + "/" + name)
+	return c.GetByKey(object.FormatKey(types.NamespacedName{Namespace: namespace, Name: name}))
 }
 
-// GetByKey returns the object stored under key ("namespace/name" or "name").
+// GetByKey returns the object stored under key (see object.Key).
 func (c *Cache[T]) GetByKey(key string) (T, bool) {
 	c.mu.RLock()
 	obj, ok := c.items[key]

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1listers "k8s.io/client-go/listers/core/v1"
+
+	"github.com/steadyctl/steady/object"
 )
 
 func pod(ns, name, node string, lbls map[string]string) *corev1.Pod {
@@ -35,8 +37,8 @@ func putAll(t *testing.T, c *Cache[*corev1.Pod], pods ...*corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range pods {
-		if _, _, err := c.put(Key(p), p); err != nil {
-			t.Fatalf("put %s: %v", Key(p), err)
+		if _, _, err := c.put(object.Key(p), p); err != nil {
+			t.Fatalf("put %s: %v", object.Key(p), err)
 		}
 	}
 }
@@ -44,7 +46,7 @@ func putAll(t *testing.T, c *Cache[*corev1.Pod], pods ...*corev1.Pod) {
 func sortedKeys(pods []*corev1.Pod) []string {
 	var out []string
 	for _, p := range pods {
-		out = append(out, Key(p))
+		out = append(out, object.Key(p))
 	}
 	sort.Strings(out)
 	return out

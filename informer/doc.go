@@ -10,7 +10,8 @@
 //
 // # The cache
 //
-// Cache is a thread-safe store keyed by namespace/name with named indexes
+// Cache is a thread-safe store keyed by object.Key (namespace/name, the
+// format of client-go's keys) with named indexes
 // (NamespaceIndex is built in; AddIndex adds others such as by-node or
 // by-owner). Its typed methods return T, not interface{}. Cache.Indexer
 // returns a view that satisfies client-go's cache.Indexer, so generated
@@ -25,20 +26,27 @@
 //
 // # Handlers
 //
+// A Handler receives the events of package event — event.Create,
+// event.Update, event.Delete — the same types predicates and event handlers
+// take, so a controller passes them on unchanged. HandlerFuncs adapts plain
+// functions.
+//
 // Each handler gets its own goroutine and buffer, so a slow or stuck handler
 // delays only itself: never other handlers, nor the cache. The buffer is
 // bounded by the number of distinct objects, not the number of events: when a
-// handler lags, pending events for the same key are merged (an add followed
-// by updates becomes one add of the newest state; updates keep the first old
-// state and the newest new state; an add followed by a delete cancels out; a
-// delete followed by a re-create keeps both). A handler that keeps up sees
-// every event. For one key, events arrive in order. A deletion always reaches
-// handlers, also when the final state is unknown (Deleted.FinalStateUnknown,
-// after a relist found the object gone) or was never cached.
+// handler lags, pending events for the same key are merged (a create followed
+// by updates becomes one create of the newest state; updates keep the first
+// old state and the newest new state; a create followed by a delete cancels
+// out; a delete followed by a re-create keeps both). A handler that keeps up
+// sees every event. For one key, events arrive in order. A deletion always
+// reaches handlers with the object's key as a types.NamespacedName, also when
+// the final state is unknown (event.Delete's DeleteStateUnknown, after a
+// relist found the object gone) or was never cached.
 //
-// A handler added after Run first gets an add for every cached object.
-// Registration.HasSynced reports when a handler has seen the initial list. A
-// panic in a handler is recovered and logged with the object's key; the
+// A handler added after Run first gets a create for every cached object.
+// Registration.HasSynced reports when a handler has seen the initial list;
+// informers and registrations are Syncers, which WaitForCacheSync waits for.
+// A panic in a handler is recovered and logged with the object's key; the
 // informer and the handler carry on.
 //
 // # Sharing

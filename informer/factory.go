@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -56,9 +57,8 @@ type factoryKey struct {
 }
 
 type runner interface {
+	Syncer
 	Run(ctx context.Context) error
-	HasSynced() bool
-	Name() string
 	SyncError() error
 	cached() int
 	scheduled()
@@ -125,7 +125,7 @@ func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
 
 // For returns the shared informer of typed objects T in namespace ("" for
 // all namespaces or for cluster-scoped kinds).
-func For[T Object](f *Factory, namespace string, sel Selectors) (*Informer[T], error) {
+func For[T object.Object](f *Factory, namespace string, sel Selectors) (*Informer[T], error) {
 	gvk, err := cluster.KindOf[T](f.c)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -160,7 +160,7 @@ func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel 
 // shared returns the informer for key, creating it (and running it, if the
 // factory has started) on first use. key.namespace is the one asked for; it
 // is resolved against the kind's scope and the factory's namespace first.
-func shared[T Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
+func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
 	mapping, err := f.c.RESTMapping(key.gvk)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -293,10 +293,7 @@ func (f *Factory) Stats() []Stats {
 // its error names those that have not when ctx ends.
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
-	all := make([]interface {
-		Syncer
-		Name() string
-	}, 0, len(f.informers))
+	all := make([]Syncer, 0, len(f.informers))
 	for _, inf := range f.informers {
 		all = append(all, inf)
 	}

@@ -1,60 +1,54 @@
 package informer
 
-// Handler receives an informer's notifications. Each registered handler runs
-// on its own goroutine, so a slow handler delays only itself; for one key it
-// sees events in order (never an update before the add, never an event after
-// the delete), though consecutive events may arrive coalesced (see Registration).
-// The objects are the cache's: do not modify them.
-type Handler[T Object] interface {
-	// OnAdd is called for an object new to this handler. isInInitialList is
-	// true for objects of the informer's first list (or, for a handler added
-	// later, the cache contents it is introduced to).
-	OnAdd(obj T, isInInitialList bool)
-	// OnUpdate is called when an object changed, and on resync with
-	// oldObj == newObj.
-	OnUpdate(oldObj, newObj T)
-	// OnDelete is called when an object is gone.
-	OnDelete(d Deleted[T])
-}
+import (
+	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
+)
 
-// Deleted describes a deletion.
-type Deleted[T Object] struct {
-	// Key is the object's namespace/name; always set.
-	Key string
-	// Object is the last state the informer knew: the deleted object itself
-	// when a watch reported the deletion, otherwise the cached state, which
-	// may be stale, or the zero value if the informer never had one.
-	Object T
-	// FinalStateUnknown is true when the deletion was inferred from a relist
-	// (the object vanished while no watch was open), so Object is not its
-	// final state. client-go calls this a DeletedFinalStateUnknown tombstone.
-	FinalStateUnknown bool
+// Handler receives an informer's events, in the types of package event that
+// predicates and event handlers take too. Each registered handler runs on
+// its own goroutine, so a slow handler delays only itself; for one key it
+// sees events in order (never an update before the create, never an event
+// after the delete), though consecutive events may arrive coalesced (see the
+// package documentation). The objects are the cache's: do not modify them.
+type Handler[T object.Object] interface {
+	// OnCreate is called for an object new to this handler.
+	// IsInInitialList is set for objects of the informer's first list (or,
+	// for a handler added later, the cache contents it is introduced to).
+	OnCreate(e event.Create[T])
+	// OnUpdate is called when an object changed, and on resync with
+	// ObjectOld == ObjectNew.
+	OnUpdate(e event.Update[T])
+	// OnDelete is called when an object is gone. Its Key is always set;
+	// Object is the last state the informer knew, and DeleteStateUnknown
+	// says the deletion was inferred from a relist.
+	OnDelete(e event.Delete[T])
 }
 
 // HandlerFuncs adapts plain functions to Handler; nil fields are skipped.
-type HandlerFuncs[T Object] struct {
-	AddFunc    func(obj T, isInInitialList bool)
-	UpdateFunc func(oldObj, newObj T)
-	DeleteFunc func(d Deleted[T])
+type HandlerFuncs[T object.Object] struct {
+	CreateFunc func(e event.Create[T])
+	UpdateFunc func(e event.Update[T])
+	DeleteFunc func(e event.Delete[T])
 }
 
-// OnAdd calls AddFunc if it is set.
-func (f HandlerFuncs[T]) OnAdd(obj T, isInInitialList bool) {
-	if f.AddFunc != nil {
-		f.AddFunc(obj, isInInitialList)
+// OnCreate calls CreateFunc if it is set.
+func (f HandlerFuncs[T]) OnCreate(e event.Create[T]) {
+	if f.CreateFunc != nil {
+		f.CreateFunc(e)
 	}
 }
 
 // OnUpdate calls UpdateFunc if it is set.
-func (f HandlerFuncs[T]) OnUpdate(oldObj, newObj T) {
+func (f HandlerFuncs[T]) OnUpdate(e event.Update[T]) {
 	if f.UpdateFunc != nil {
-		f.UpdateFunc(oldObj, newObj)
+		f.UpdateFunc(e)
 	}
 }
 
 // OnDelete calls DeleteFunc if it is set.
-func (f HandlerFuncs[T]) OnDelete(d Deleted[T]) {
+func (f HandlerFuncs[T]) OnDelete(e event.Delete[T]) {
 	if f.DeleteFunc != nil {
-		f.DeleteFunc(d)
+		f.DeleteFunc(e)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // Indexer returns a view of the cache that satisfies client-go's
@@ -20,9 +22,9 @@ import (
 // directly; only use them in tests: the informer owns the cache.
 func (c *Cache[T]) Indexer() cache.Indexer { return indexerView[T]{c} }
 
-type indexerView[T Object] struct{ c *Cache[T] }
+type indexerView[T object.Object] struct{ c *Cache[T] }
 
-var _ cache.Indexer = indexerView[Object]{}
+var _ cache.Indexer = indexerView[object.Object]{}
 
 func (v indexerView[T]) typed(obj interface{}) (T, error) {
 	t, ok := obj.(T)
@@ -41,7 +43,7 @@ func (v indexerView[T]) Update(obj interface{}) error {
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	_, _, err = v.c.put(Key(t), t)
+	_, _, err = v.c.put(object.Key(t), t)
 	return err
 }
 
@@ -99,7 +101,7 @@ func (v indexerView[T]) Replace(list []interface{}, rv string) error {
 	}
 	var errs []error
 	for _, t := range typed {
-		_, _, err := v.c.put(Key(t), t)
+		_, _, err := v.c.put(object.Key(t), t)
 		errs = append(errs, err)
 	}
 	v.c.syncedRV = rv
@@ -135,7 +137,7 @@ func (v indexerView[T]) Index(indexName string, obj interface{}) ([]interface{},
 			return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
 		}
 		if vals, err = ix.fn(t); err != nil {
-			return nil, fmt.Errorf("informer: index %q failed for %s: %w", indexName, Key(t), err)
+			return nil, fmt.Errorf("informer: index %q failed for %s: %w", indexName, object.Key(t), err)
 		}
 	}
 	seen := make(map[string]struct{})
@@ -214,5 +216,5 @@ func keyOf(obj interface{}) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("informer: no key for %T: %w", obj, err)
 	}
-	return Key(m), nil
+	return object.Key(m), nil
 }

@@ -11,13 +11,14 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/deltafifo"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 )
 
 // Informer keeps a Cache of one kind of object in step with the API server
 // and tells registered handlers about every change. One Informer per
 // resource is meant to be shared by every controller that needs it.
-type Informer[T Object] struct {
+type Informer[T object.Object] struct {
 	name  string
 	ns    string // the namespace a factory informer lists in; "" for all
 	log   logr.Logger
@@ -27,7 +28,7 @@ type Informer[T Object] struct {
 	ropts []reflector.Option
 
 	// mu orders batch application against handler registration, so a late
-	// handler's synthetic adds and the live events it gets next line up.
+	// handler's synthetic creates and the live events it gets next line up.
 	mu             sync.Mutex
 	listeners      map[*listener[T]]time.Duration // handler -> resync period
 	listenerWG     sync.WaitGroup
@@ -45,14 +46,14 @@ type Informer[T Object] struct {
 }
 
 // change is one cache change a batch produced, to be fanned out.
-type change[T Object] struct {
+type change[T object.Object] struct {
 	key string
 	n   notification[T]
 }
 
 // New returns an informer for the objects lw lists and watches. Register
 // handlers and indexes, then call Run.
-func New[T Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
+func New[T object.Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
 	o := newOptions(opts)
 	if o.name == "" {
 		o.name = "informer"

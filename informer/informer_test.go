@@ -13,21 +13,24 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/object"
 )
 
-// scriptLW serves scripted lists in order; every Watch gets a fresh fake
-// watcher the test can drive through watchers.
+// scriptLW serves scripted lists (of any kind) in order; every Watch gets a
+// fresh fake watcher the test can drive through watchers.
 type scriptLW struct {
 	mu       sync.Mutex
-	lists    []*corev1.ConfigMapList
+	lists    []runtime.Object
 	watchers chan *watch.FakeWatcher
 }
 
-func newScriptLW(lists ...*corev1.ConfigMapList) *scriptLW {
+func newScriptLW(lists ...runtime.Object) *scriptLW {
 	return &scriptLW{lists: lists, watchers: make(chan *watch.FakeWatcher, 10)}
 }
 
@@ -67,7 +70,7 @@ func list(rv string, items ...*corev1.ConfigMap) *corev1.ConfigMapList {
 	return l
 }
 
-func runInformer(t *testing.T, inf *Informer[*corev1.ConfigMap]) (stop func()) {
+func runInformer[T object.Object](t *testing.T, inf *Informer[T]) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -109,15 +112,15 @@ func TestInitialListThenEventsInOrder(t *testing.T) {
 	w.Modify(cmv("a", "11"))
 	w.Delete(cmv("b", "12"))
 	w.Add(cmv("c", "13"))
-	testkit.Eventually(t, 10*time.Second, "add of c", has(rec, "add c 13 false"))
+	testkit.Eventually(t, 10*time.Second, "create of c", has(rec, "create c 13 false"))
 	got := strings.Join(rec.seen(), "|")
-	// Initial adds may come in either order; everything after in watch order.
-	for _, want := range []string{"add a 1 true", "add b 2 true", "update a 1->11", "delete ns/b unknown=false"} {
+	// Initial creates may come in either order; everything after in watch order.
+	for _, want := range []string{"create a 1 true", "create b 2 true", "update a 1->11", "delete ns/b unknown=false"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("missing %q in %s", want, got)
 		}
 	}
-	if strings.Index(got, "update a") < strings.Index(got, "add a") || strings.Index(got, "delete ns/b") < strings.Index(got, "add b") {
+	if strings.Index(got, "update a") < strings.Index(got, "create a") || strings.Index(got, "delete ns/b") < strings.Index(got, "create b") {
 		t.Fatalf("per-key order broken: %s", got)
 	}
 	if c, ok := inf.Cache().Get("ns", "c"); !ok || c.ResourceVersion != "13" {
@@ -132,8 +135,8 @@ func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
 	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")), list("30", cmv("a", "20")))
 	inf := New[*corev1.ConfigMap](lw)
 	var mu sync.Mutex
-	var deletes []Deleted[*corev1.ConfigMap]
-	reg, _ := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d Deleted[*corev1.ConfigMap]) {
+	var deletes []event.Delete[*corev1.ConfigMap]
+	reg, _ := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d event.Delete[*corev1.ConfigMap]) {
 		mu.Lock()
 		deletes = append(deletes, d)
 		mu.Unlock()
@@ -146,11 +149,67 @@ func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
 	lw.nextWatch(t)
 	testkit.Eventually(t, 10*time.Second, "tombstone", func() bool { mu.Lock(); defer mu.Unlock(); return len(deletes) == 1 })
 	d := deletes[0]
-	if d.Key != "ns/b" || !d.FinalStateUnknown || d.Object == nil || d.Object.ResourceVersion != "2" {
+	if d.Key != (types.NamespacedName{Namespace: "ns", Name: "b"}) || !d.DeleteStateUnknown || d.Object == nil || d.Object.ResourceVersion != "2" {
 		t.Fatalf("tombstone: %+v", d)
 	}
 	if a, _ := inf.Cache().Get("ns", "a"); a.ResourceVersion != "20" {
 		t.Fatalf("a after relist: %s", a.ResourceVersion)
+	}
+}
+
+// TestDeleteCarriesNamespacedNameKey checks that every delete names its
+// object as a types.NamespacedName, for namespaced and cluster-scoped kinds,
+// whether a watch reported it or a relist found the object gone.
+func TestDeleteCarriesNamespacedNameKey(t *testing.T) {
+	t.Run("namespaced", func(t *testing.T) {
+		checkDeleteKeys(t, list("10", cmv("a", "1"), cmv("b", "2")), list("30"), cmv("a", "11"),
+			types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"})
+	})
+	t.Run("cluster-scoped", func(t *testing.T) {
+		nsv := func(name, rv string) corev1.Namespace {
+			return corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: rv}}
+		}
+		first := &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}, Items: []corev1.Namespace{nsv("a", "1"), nsv("b", "2")}}
+		second := &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "30"}}
+		gone := nsv("a", "11")
+		checkDeleteKeys(t, first, second, &gone, types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"})
+	})
+}
+
+// checkDeleteKeys runs an informer over first (objects a and b), deletes a
+// through the watch (watched is its final state), then forces a relist to
+// second, which lacks b.
+func checkDeleteKeys[T object.Object](t *testing.T, first, second runtime.Object, watched T, wantA, wantB types.NamespacedName) {
+	lw := newScriptLW(first, second)
+	inf := New[T](lw)
+	var mu sync.Mutex
+	var deletes []event.Delete[T]
+	reg, _ := inf.AddHandler(HandlerFuncs[T]{DeleteFunc: func(d event.Delete[T]) {
+		mu.Lock()
+		deletes = append(deletes, d)
+		mu.Unlock()
+	}})
+	got := func(n int) func() bool {
+		return func() bool { mu.Lock(); defer mu.Unlock(); return len(deletes) == n }
+	}
+	stop := runInformer(t, inf)
+	defer stop()
+	w := lw.nextWatch(t)
+	testkit.Eventually(t, 10*time.Second, "sync", reg.HasSynced)
+
+	w.Delete(watched)
+	testkit.Eventually(t, 10*time.Second, "the watched delete", got(1))
+	if d := deletes[0]; d.Key != wantA || d.DeleteStateUnknown || d.Object.GetResourceVersion() != "11" {
+		t.Errorf("watched delete: key %#v, unknown %v, resourceVersion %q; want key %#v with the final state (11)",
+			d.Key, d.DeleteStateUnknown, d.Object.GetResourceVersion(), wantA)
+	}
+
+	w.Error(&apierrors.NewResourceExpired("too old").ErrStatus) // relist: b is gone
+	lw.nextWatch(t)
+	testkit.Eventually(t, 10*time.Second, "the relist's delete", got(2))
+	if d := deletes[1]; d.Key != wantB || !d.DeleteStateUnknown || d.Object.GetName() != "b" || d.Object.GetResourceVersion() != "2" {
+		t.Errorf("relist delete: key %#v, unknown %v, object %s at %q; want key %#v, unknown, last cached state b at 2",
+			d.Key, d.DeleteStateUnknown, object.Key(d.Object), d.Object.GetResourceVersion(), wantB)
 	}
 }
 
@@ -168,7 +227,7 @@ func TestLateAndRemovedHandlers(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 10*time.Second, "late handler sync", reg.HasSynced)
-	testkit.Eventually(t, 10*time.Second, "synthetic add", has(late, "add a 1 true"))
+	testkit.Eventually(t, 10*time.Second, "synthetic create", has(late, "create a 1 true"))
 
 	reg.Remove()
 	other := &recorder{}
@@ -210,7 +269,7 @@ func TestTransformAndPanickingHandler(t *testing.T) {
 	if err := inf.SetTransform(DropManagedFields[*corev1.ConfigMap]); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(*corev1.ConfigMap, bool) { panic("bad handler") }})
+	_, _ = inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{CreateFunc: func(event.Create[*corev1.ConfigMap]) { panic("bad handler") }})
 	good := &recorder{}
 	reg, _ := inf.AddHandler(good)
 	stop := runInformer(t, inf)
@@ -218,7 +277,7 @@ func TestTransformAndPanickingHandler(t *testing.T) {
 	w := lw.nextWatch(t)
 	testkit.Eventually(t, 10*time.Second, "sync", reg.HasSynced)
 	w.Add(cmv("b", "2"))
-	testkit.Eventually(t, 10*time.Second, "events after a panic elsewhere", has(good, "add b 2 false"))
+	testkit.Eventually(t, 10*time.Second, "events after a panic elsewhere", has(good, "create b 2 false"))
 	if a, _ := inf.Cache().Get("ns", "a"); a.ManagedFields != nil {
 		t.Fatal("transform not applied before caching")
 	}

@@ -22,8 +22,10 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 	"github.com/steadyctl/steady/testenv"
 )
@@ -84,19 +86,19 @@ type view struct {
 	rvs map[string]string
 }
 
-func newView[T informer.Object]() (*view, informer.Handler[T]) {
+func newView[T object.Object]() (*view, informer.Handler[T]) {
 	v := &view{rvs: map[string]string{}}
 	set := func(o T) {
 		v.mu.Lock()
-		v.rvs[informer.Key(o)] = o.GetResourceVersion()
+		v.rvs[object.Key(o)] = o.GetResourceVersion()
 		v.mu.Unlock()
 	}
 	return v, informer.HandlerFuncs[T]{
-		AddFunc:    func(o T, _ bool) { set(o) },
-		UpdateFunc: func(_, o T) { set(o) },
-		DeleteFunc: func(d informer.Deleted[T]) {
+		CreateFunc: func(e event.Create[T]) { set(e.Object) },
+		UpdateFunc: func(e event.Update[T]) { set(e.ObjectNew) },
+		DeleteFunc: func(e event.Delete[T]) {
 			v.mu.Lock()
-			delete(v.rvs, d.Key)
+			delete(v.rvs, object.FormatKey(e.Key))
 			v.mu.Unlock()
 		},
 	}
@@ -155,10 +157,10 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 		}
 		a, b := map[string]string{}, map[string]string{}
 		for _, c := range cmList.Items {
-			a[informer.Key(&c)] = c.ResourceVersion
+			a[object.Key(&c)] = c.ResourceVersion
 		}
 		for _, w := range wList.Items {
-			b[informer.Key(&w)] = w.GetResourceVersion()
+			b[object.Key(&w)] = w.GetResourceVersion()
 		}
 		return a, b
 	}

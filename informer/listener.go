@@ -7,29 +7,32 @@ import (
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
+
+	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 )
 
 type kind uint8
 
 const (
-	kindAdd kind = iota + 1
+	kindCreate kind = iota + 1
 	kindUpdate
 	kindDelete
 )
 
 // notification is one event for one key, waiting for a handler.
-type notification[T Object] struct {
+type notification[T object.Object] struct {
 	kind    kind
 	old     T    // update: the state the handler saw last
-	obj     T    // add, update: the new state; delete: the last known state
-	initial bool // add: part of the initial list
+	obj     T    // create, update: the new state; delete: the last known state
+	initial bool // create: part of the initial list
 	unknown bool // delete: final state unknown (inferred from a relist)
 }
 
 // slot holds a key's pending notifications. Merging keeps it to at most two:
-// a delete followed by the add of a re-created object. A slot with n == 0
+// a delete followed by the create of a re-created object. A slot with n == 0
 // still has its place in the queue order.
-type slot[T Object] struct {
+type slot[T object.Object] struct {
 	q [2]notification[T]
 	n uint8
 }
@@ -46,8 +49,8 @@ func (s *slot[T]) merge(next notification[T]) {
 	last := &s.q[s.n-1]
 	switch {
 	case next.kind == kindUpdate && last.kind != kindDelete:
-		last.obj = next.obj // add+update = add(new); update+update = update(first old, new)
-	case next.kind == kindDelete && last.kind == kindAdd:
+		last.obj = next.obj // create+update = create(new); update+update = update(first old, new)
+	case next.kind == kindDelete && last.kind == kindCreate:
 		s.n-- // the handler never saw the object: it needs neither event
 	case next.kind == kindDelete && last.kind == kindUpdate:
 		*last = next
@@ -62,7 +65,7 @@ func (s *slot[T]) merge(next notification[T]) {
 // entry is a place in a listener's delivery order: one key's pending
 // notifications, a chunk of a batch's notifications, or a barrier that marks
 // the end of the initial list.
-type entry[T Object] struct {
+type entry[T object.Object] struct {
 	key     string
 	slot    *slot[T]
 	chunk   []change[T]
@@ -70,7 +73,7 @@ type entry[T Object] struct {
 }
 
 // listener delivers notifications to one handler from its own goroutine.
-type listener[T Object] struct {
+type listener[T object.Object] struct {
 	handler Handler[T]
 	log     logr.Logger
 
@@ -89,7 +92,7 @@ type listener[T Object] struct {
 	done   chan struct{}
 }
 
-func newListener[T Object](h Handler[T], log logr.Logger) *listener[T] {
+func newListener[T object.Object](h Handler[T], log logr.Logger) *listener[T] {
 	l := &listener[T]{handler: h, log: log, pending: make(map[string]*slot[T]), done: make(chan struct{})}
 	l.cond.L = &l.mu
 	return l
@@ -197,12 +200,14 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 		}
 	}()
 	switch n.kind {
-	case kindAdd:
-		l.handler.OnAdd(n.obj, n.initial)
+	case kindCreate:
+		l.handler.OnCreate(event.Create[T]{Object: n.obj, IsInInitialList: n.initial})
 	case kindUpdate:
-		l.handler.OnUpdate(n.old, n.obj)
+		l.handler.OnUpdate(event.Update[T]{ObjectOld: n.old, ObjectNew: n.obj})
 	case kindDelete:
-		l.handler.OnDelete(Deleted[T]{Key: key, Object: n.obj, FinalStateUnknown: n.unknown})
+		// Parsing the key costs no allocation and deletes are rare, so the
+		// notification carries only the string key every other kind needs.
+		l.handler.OnDelete(event.Delete[T]{Key: object.ParseKey(key), Object: n.obj, DeleteStateUnknown: n.unknown})
 	}
 }
 

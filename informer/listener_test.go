@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -23,8 +25,8 @@ func describe(s slot[*corev1.ConfigMap]) string {
 	var parts []string
 	for _, n := range s.q[:s.n] {
 		switch n.kind {
-		case kindAdd:
-			parts = append(parts, "add("+n.obj.ResourceVersion+")")
+		case kindCreate:
+			parts = append(parts, "create("+n.obj.ResourceVersion+")")
 		case kindUpdate:
 			parts = append(parts, "update("+n.old.ResourceVersion+"->"+n.obj.ResourceVersion+")")
 		case kindDelete:
@@ -35,8 +37,8 @@ func describe(s slot[*corev1.ConfigMap]) string {
 }
 
 func TestSlotMerge(t *testing.T) {
-	add := func(rv string) notification[*corev1.ConfigMap] {
-		return notification[*corev1.ConfigMap]{kind: kindAdd, obj: cmv("a", rv)}
+	create := func(rv string) notification[*corev1.ConfigMap] {
+		return notification[*corev1.ConfigMap]{kind: kindCreate, obj: cmv("a", rv)}
 	}
 	upd := func(old, rv string) notification[*corev1.ConfigMap] {
 		return notification[*corev1.ConfigMap]{kind: kindUpdate, old: cmv("a", old), obj: cmv("a", rv)}
@@ -49,12 +51,12 @@ func TestSlotMerge(t *testing.T) {
 		events []notification[*corev1.ConfigMap]
 		want   string
 	}{
-		{"add then updates is one add of the newest", []notification[*corev1.ConfigMap]{add("1"), upd("1", "2"), upd("2", "3")}, "add(3)"},
+		{"create then updates is one create of the newest", []notification[*corev1.ConfigMap]{create("1"), upd("1", "2"), upd("2", "3")}, "create(3)"},
 		{"updates keep the first old", []notification[*corev1.ConfigMap]{upd("1", "2"), upd("2", "3")}, "update(1->3)"},
-		{"add then delete is nothing", []notification[*corev1.ConfigMap]{add("1"), del("1")}, ""},
+		{"create then delete is nothing", []notification[*corev1.ConfigMap]{create("1"), del("1")}, ""},
 		{"update then delete is the delete", []notification[*corev1.ConfigMap]{upd("1", "2"), del("2")}, "delete(2)"},
-		{"delete then re-create keeps both", []notification[*corev1.ConfigMap]{del("1"), add("5"), upd("5", "6")}, "delete(1) add(6)"},
-		{"re-created then deleted again", []notification[*corev1.ConfigMap]{del("1"), add("5"), del("5")}, "delete(1)"},
+		{"delete then re-create keeps both", []notification[*corev1.ConfigMap]{del("1"), create("5"), upd("5", "6")}, "delete(1) create(6)"},
+		{"re-created then deleted again", []notification[*corev1.ConfigMap]{del("1"), create("5"), del("5")}, "delete(1)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var s slot[*corev1.ConfigMap]
@@ -83,14 +85,14 @@ func (r *recorder) record(s string) {
 	r.events = append(r.events, s)
 	r.mu.Unlock()
 }
-func (r *recorder) OnAdd(o *corev1.ConfigMap, initial bool) {
-	r.record(fmt.Sprintf("add %s %s %v", o.Name, o.ResourceVersion, initial))
+func (r *recorder) OnCreate(e event.Create[*corev1.ConfigMap]) {
+	r.record(fmt.Sprintf("create %s %s %v", e.Object.Name, e.Object.ResourceVersion, e.IsInInitialList))
 }
-func (r *recorder) OnUpdate(old, o *corev1.ConfigMap) {
-	r.record(fmt.Sprintf("update %s %s->%s", o.Name, old.ResourceVersion, o.ResourceVersion))
+func (r *recorder) OnUpdate(e event.Update[*corev1.ConfigMap]) {
+	r.record(fmt.Sprintf("update %s %s->%s", e.ObjectNew.Name, e.ObjectOld.ResourceVersion, e.ObjectNew.ResourceVersion))
 }
-func (r *recorder) OnDelete(d Deleted[*corev1.ConfigMap]) {
-	r.record(fmt.Sprintf("delete %s unknown=%v", d.Key, d.FinalStateUnknown))
+func (r *recorder) OnDelete(e event.Delete[*corev1.ConfigMap]) {
+	r.record(fmt.Sprintf("delete %s unknown=%v", e.Key, e.DeleteStateUnknown))
 }
 func (r *recorder) seen() []string {
 	r.mu.Lock()
@@ -106,15 +108,15 @@ func TestListenerBarrierAndPanic(t *testing.T) {
 		logged = append(logged, args)
 		logMu.Unlock()
 	}, funcr.Options{})
-	panicky := HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(o *corev1.ConfigMap, _ bool) {
-		if o.Name == "boom" {
+	panicky := HandlerFuncs[*corev1.ConfigMap]{CreateFunc: func(e event.Create[*corev1.ConfigMap]) {
+		if e.Object.Name == "boom" {
 			panic("handler bug")
 		}
 	}}
 	l := newListener[*corev1.ConfigMap](panicky, log)
 	go l.run()
-	l.enqueue("ns/boom", notification[*corev1.ConfigMap]{kind: kindAdd, obj: cmv("boom", "1"), initial: true})
-	l.enqueue("ns/fine", notification[*corev1.ConfigMap]{kind: kindAdd, obj: cmv("fine", "1"), initial: true})
+	l.enqueue("ns/boom", notification[*corev1.ConfigMap]{kind: kindCreate, obj: cmv("boom", "1"), initial: true})
+	l.enqueue("ns/fine", notification[*corev1.ConfigMap]{kind: kindCreate, obj: cmv("fine", "1"), initial: true})
 	l.markSynced()
 	testkit.Eventually(t, 10*time.Second, "the listener's sync barrier after a panicking event", l.synced.Load)
 	l.stop()
@@ -123,5 +125,38 @@ func TestListenerBarrierAndPanic(t *testing.T) {
 	defer logMu.Unlock()
 	if len(logged) != 1 || !strings.Contains(logged[0], "ns/boom") || !strings.Contains(logged[0], "handler bug") {
 		t.Fatalf("panic not logged with its key: %q", logged)
+	}
+}
+
+// TestDeliverDoesNotAllocate guards the fan-out path: turning a notification
+// into an event (a delete's key into a NamespacedName included) must not
+// cost an allocation per event and handler.
+func TestDeliverDoesNotAllocate(t *testing.T) {
+	var seen int
+	l := newListener[*corev1.ConfigMap](HandlerFuncs[*corev1.ConfigMap]{
+		CreateFunc: func(event.Create[*corev1.ConfigMap]) { seen++ },
+		UpdateFunc: func(event.Update[*corev1.ConfigMap]) { seen++ },
+		DeleteFunc: func(e event.Delete[*corev1.ConfigMap]) {
+			if e.Key.Namespace == "ns" && e.Key.Name == "a" {
+				seen++
+			}
+		},
+	}, logr.Discard())
+	cm := cmv("a", "1")
+	notes := []notification[*corev1.ConfigMap]{
+		{kind: kindCreate, obj: cm},
+		{kind: kindUpdate, old: cm, obj: cm},
+		{kind: kindDelete, obj: cm, unknown: true},
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		for i := range notes {
+			l.deliver("ns/a", &notes[i])
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("delivering a create, an update and a delete allocates %v times, want 0", allocs)
+	}
+	if seen != 3*101 {
+		t.Errorf("handler saw %d events, want %d", seen, 3*101)
 	}
 }

@@ -19,11 +19,16 @@ func WithResyncPeriod(d time.Duration) HandlerOption {
 	return func(o *handlerOptions) { o.resync = d }
 }
 
-// Registration is a handler's membership in an informer.
+// Registration is a handler's membership in an informer. It is a Syncer,
+// named after its informer.
 type Registration struct {
+	name   string
 	synced func() bool
 	remove func()
 }
+
+// Name returns the name of the informer the handler is registered with.
+func (r *Registration) Name() string { return r.name }
 
 // HasSynced reports whether this handler has been handed every object of
 // the informer's initial list (or, for a handler added later, every object
@@ -34,8 +39,9 @@ func (r *Registration) HasSynced() bool { return r.synced() }
 // are dropped. A call already in progress finishes. Remove is idempotent.
 func (r *Registration) Remove() { r.remove() }
 
-// AddHandler registers h. Before or after Run, h first gets an add for every
-// object already cached (isInInitialList true), then every later change.
+// AddHandler registers h. Before or after Run, h first gets a create for
+// every object already cached (IsInInitialList set), then every later
+// change.
 func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Registration, error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer %s: AddHandler with a nil handler", inf.name)
@@ -53,7 +59,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		return nil, fmt.Errorf("informer %s: AddHandler after Run returned", inf.name)
 	}
 	l := newListener(h, inf.log)
-	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindAdd, initial: true}))
+	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindCreate, initial: true}))
 	if inf.initialApplied {
 		l.markSynced() // otherwise the initial batch will mark it
 	}
@@ -62,6 +68,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		inf.startListener(l, ho.resync)
 	}
 	return &Registration{
+		name:   inf.name,
 		synced: l.synced.Load,
 		remove: func() {
 			inf.mu.Lock()
@@ -107,29 +114,31 @@ func (inf *Informer[T]) resyncLoop(ctx context.Context, l *listener[T], period t
 	}
 }
 
-// Syncer is anything that can say whether its cache is filled: informers
-// and handler registrations.
+// Syncer is anything that can say whether its cache is filled, named for
+// error messages: an Informer, a handler's Registration, a controller's
+// source.
 type Syncer interface {
+	// Name names the syncer in WaitForCacheSync's error.
+	Name() string
+	// HasSynced reports whether the cache holds its first complete list
+	// (for a Registration: whether the handler has been handed it).
 	HasSynced() bool
 }
 
 // ErrNotSynced is wrapped by WaitForCacheSync's error.
 var ErrNotSynced = errors.New("cache did not sync")
 
-// WaitForCacheSync waits until every informer has synced or ctx is done. On
-// timeout its error names the informers that had not synced, rather than
+// WaitForCacheSync waits until every syncer has synced or ctx is done. On
+// timeout its error names the syncers that had not synced, rather than
 // returning a bare false.
-func WaitForCacheSync(ctx context.Context, informers ...interface {
-	Syncer
-	Name() string
-}) error {
+func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		var pending []string
-		for _, inf := range informers {
-			if !inf.HasSynced() {
-				pending = append(pending, inf.Name())
+		for _, s := range syncers {
+			if !s.HasSynced() {
+				pending = append(pending, s.Name())
 			}
 		}
 		if len(pending) == 0 {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 )
 
 // Option configures the predicates of this package that can log.
@@ -23,7 +24,7 @@ func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log 
 // onUpdate builds a predicate that passes creates, deletes and generic
 // events, and updates for which changed says so. An update missing either
 // object is dropped and logged, never a panic.
-func onUpdate[T event.Object](name string, changed func(old, new T) bool, opts []Option) Predicate[T] {
+func onUpdate[T object.Object](name string, changed func(old, new T) bool, opts []Option) Predicate[T] {
 	o := options{log: logr.Discard()}
 	for _, opt := range opts {
 		opt(&o)
@@ -56,7 +57,7 @@ func onUpdate[T event.Object](name string, changed func(old, new T) bool, opts [
 // may well be the same (1 → 1). A changed UID lets it through.
 //
 // Creates, deletes and generic events always pass.
-func GenerationChanged[T event.Object](opts ...Option) Predicate[T] {
+func GenerationChanged[T object.Object](opts ...Option) Predicate[T] {
 	return onUpdate("GenerationChanged", func(old, new T) bool {
 		return old.GetGeneration() != new.GetGeneration() ||
 			old.GetUID() != new.GetUID() ||
@@ -66,14 +67,14 @@ func GenerationChanged[T event.Object](opts ...Option) Predicate[T] {
 
 // ResourceVersionChanged passes updates whose resourceVersion changed, which
 // drops the no-op updates of a resync. Other events pass.
-func ResourceVersionChanged[T event.Object](opts ...Option) Predicate[T] {
+func ResourceVersionChanged[T object.Object](opts ...Option) Predicate[T] {
 	return onUpdate("ResourceVersionChanged", func(old, new T) bool {
 		return old.GetResourceVersion() != new.GetResourceVersion()
 	}, opts)
 }
 
 // LabelsChanged passes updates that change metadata.labels. Other events pass.
-func LabelsChanged[T event.Object](opts ...Option) Predicate[T] {
+func LabelsChanged[T object.Object](opts ...Option) Predicate[T] {
 	return onUpdate("LabelsChanged", func(old, new T) bool {
 		return !maps.Equal(old.GetLabels(), new.GetLabels())
 	}, opts)
@@ -81,7 +82,7 @@ func LabelsChanged[T event.Object](opts ...Option) Predicate[T] {
 
 // AnnotationsChanged passes updates that change metadata.annotations. Other
 // events pass.
-func AnnotationsChanged[T event.Object](opts ...Option) Predicate[T] {
+func AnnotationsChanged[T object.Object](opts ...Option) Predicate[T] {
 	return onUpdate("AnnotationsChanged", func(old, new T) bool {
 		return !maps.Equal(old.GetAnnotations(), new.GetAnnotations())
 	}, opts)
@@ -89,7 +90,7 @@ func AnnotationsChanged[T event.Object](opts ...Option) Predicate[T] {
 
 // LabelSelector passes events whose object matches sel (for updates, the new
 // object). An invalid selector is an error that quotes it.
-func LabelSelector[T event.Object](sel metav1.LabelSelector) (Predicate[T], error) {
+func LabelSelector[T object.Object](sel metav1.LabelSelector) (Predicate[T], error) {
 	s, err := metav1.LabelSelectorAsSelector(&sel)
 	if err != nil {
 		return nil, fmt.Errorf("predicate: label selector %s: %w", metav1.FormatLabelSelector(&sel), err)

@@ -2,11 +2,12 @@ package predicate
 
 import (
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 )
 
 // Predicate decides which events reach an event handler. Each method
 // returns true to let its kind of event through.
-type Predicate[T event.Object] interface {
+type Predicate[T object.Object] interface {
 	Create(e event.Create[T]) bool
 	Update(e event.Update[T]) bool
 	Delete(e event.Delete[T]) bool
@@ -14,7 +15,7 @@ type Predicate[T event.Object] interface {
 }
 
 // Funcs adapts functions to Predicate. A nil function lets its events through.
-type Funcs[T event.Object] struct {
+type Funcs[T object.Object] struct {
 	CreateFunc  func(event.Create[T]) bool
 	UpdateFunc  func(event.Update[T]) bool
 	DeleteFunc  func(event.Delete[T]) bool
@@ -39,7 +40,7 @@ func (f Funcs[T]) Generic(e event.Generic[T]) bool { return f.GenericFunc == nil
 // object, the update that makes an object stop matching (a label removed)
 // is dropped too; a controller that must clean up then should also keep
 // updates whose old object matched (see examples/mirror's wasOrIs).
-func NewFilter[T event.Object](keep func(obj T) bool) Predicate[T] {
+func NewFilter[T object.Object](keep func(obj T) bool) Predicate[T] {
 	check := func(obj T) bool { return !event.IsNil(obj) && keep(obj) }
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return check(e.Object) },
@@ -51,7 +52,7 @@ func NewFilter[T event.Object](keep func(obj T) bool) Predicate[T] {
 
 // And lets an event through only if every predicate does. It stops at the
 // first refusal.
-func And[T event.Object](ps ...Predicate[T]) Predicate[T] {
+func And[T object.Object](ps ...Predicate[T]) Predicate[T] {
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
 		UpdateFunc:  func(e event.Update[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
@@ -62,7 +63,7 @@ func And[T event.Object](ps ...Predicate[T]) Predicate[T] {
 
 // Or lets an event through if any predicate does. With no predicates it
 // lets nothing through.
-func Or[T event.Object](ps ...Predicate[T]) Predicate[T] {
+func Or[T object.Object](ps ...Predicate[T]) Predicate[T] {
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
 		UpdateFunc:  func(e event.Update[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
@@ -72,7 +73,7 @@ func Or[T event.Object](ps ...Predicate[T]) Predicate[T] {
 }
 
 // Not inverts p.
-func Not[T event.Object](p Predicate[T]) Predicate[T] {
+func Not[T object.Object](p Predicate[T]) Predicate[T] {
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return !p.Create(e) },
 		UpdateFunc:  func(e event.Update[T]) bool { return !p.Update(e) },
@@ -81,7 +82,7 @@ func Not[T event.Object](p Predicate[T]) Predicate[T] {
 	}
 }
 
-func all[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
+func all[T object.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
 	for _, p := range ps {
 		if !ok(p) {
 			return false
@@ -90,7 +91,7 @@ func all[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
 	return true
 }
 
-func anyOf[T event.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
+func anyOf[T object.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {
 	for _, p := range ps {
 		if ok(p) {
 			return true

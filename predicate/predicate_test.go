@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/event"
+	"github.com/steadyctl/steady/object"
 )
 
 type mod func(*corev1.ConfigMap)
@@ -100,12 +101,12 @@ func TestMissingObjectIsLogged(t *testing.T) {
 // An interface type parameter can carry a typed nil pointer; that must not panic either.
 func TestTypedNilThroughInterface(t *testing.T) {
 	var typedNil *corev1.ConfigMap
-	p := LabelsChanged[event.Object]()
-	if p.Update(event.Update[event.Object]{ObjectOld: typedNil, ObjectNew: obj()}) {
+	p := LabelsChanged[object.Object]()
+	if p.Update(event.Update[object.Object]{ObjectOld: typedNil, ObjectNew: obj()}) {
 		t.Fatal("typed nil old object passed")
 	}
-	f := NewFilter(func(o event.Object) bool { return o.GetName() == "a" })
-	if f.Create(event.Create[event.Object]{Object: typedNil}) {
+	f := NewFilter(func(o object.Object) bool { return o.GetName() == "a" })
+	if f.Create(event.Create[object.Object]{Object: typedNil}) {
 		t.Fatal("filter passed a typed nil")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // Request names the object to reconcile. It carries no state on purpose:
@@ -15,13 +17,9 @@ type Request struct {
 	types.NamespacedName
 }
 
-// String returns "namespace/name", or "name" for cluster-scoped objects.
-func (r Request) String() string {
-	if r.Namespace == "" {
-		return r.Name
-	}
-	return r.Namespace + "/" + r.Name
-}
+// String returns the object's key (object.FormatKey): "namespace/name", or
+// "name" for cluster-scoped objects.
+func (r Request) String() string { return object.FormatKey(r.NamespacedName) }
 
 // Result says when to reconcile the same request again after a success.
 type Result struct {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // Option configures a Reflector.
@@ -61,7 +63,7 @@ func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = 
 // WithTransform sets a function applied exactly once to every object before
 // the store sees it, on every path (list, watch, streamed list), so it may
 // modify the object in place. T must match the reflector's type.
-func WithTransform[T Object](fn func(T) (T, error)) Option {
+func WithTransform[T object.Object](fn func(T) (T, error)) Option {
 	return func(o *options) { o.transform = fn }
 }
 

@@ -11,16 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/clock"
+
+	"github.com/steadyctl/steady/object"
 )
 
-// Object is what a reflector handles: an API object with object metadata.
-type Object interface {
-	metav1.Object
-	runtime.Object
-}
-
 // Store receives what the reflector observes. deltafifo.FIFO implements it.
-type Store[T Object] interface {
+type Store[T object.Object] interface {
 	Add(obj T) error
 	Update(obj T) error
 	Delete(obj T) error
@@ -34,7 +30,7 @@ type Store[T Object] interface {
 // Reflector keeps a Store in step with the API server: it lists, then
 // watches from the list's resourceVersion, and relists when the watch can no
 // longer continue. See the package documentation for the details.
-type Reflector[T Object] struct {
+type Reflector[T object.Object] struct {
 	lw    ListerWatcher
 	store Store[T]
 	o     *options
@@ -53,7 +49,7 @@ type Reflector[T Object] struct {
 // New returns a reflector from lw into store. Options that do not make sense
 // (a transform for another type, watch timeout bounds out of order, a
 // negative page size) are an error naming the option.
-func New[T Object](lw ListerWatcher, store Store[T], opts ...Option) (*Reflector[T], error) {
+func New[T object.Object](lw ListerWatcher, store Store[T], opts ...Option) (*Reflector[T], error) {
 	o := newOptions(opts)
 	r := &Reflector[T]{lw: lw, store: store, o: o, log: o.log.WithValues("reflector", o.name), needRelist: true}
 	if lw == nil || store == nil {
@@ -212,9 +208,9 @@ func describe(obj runtime.Object) string {
 	gvk := obj.GetObjectKind().GroupVersionKind()
 	name := ""
 	if m, ok := obj.(metav1.Object); ok {
-		name = m.GetNamespace() + "/" + m.GetName()
+		name = object.Key(m)
 	}
-	return fmt.Sprintf("%T (kind %q) %s", obj, gvk.Kind, name)
+	return fmt.Sprintf("%T (kind %q) %q", obj, gvk.Kind, name)
 }
 
 func sleep(ctx context.Context, c clock.Clock, d time.Duration) bool {

@@ -332,7 +332,7 @@ func TestWrongTypeIsReportedNotPanicked(t *testing.T) {
 	h.store.expect(t, "replace 3 ")
 	select {
 	case err := <-errs:
-		if !strings.Contains(err.Error(), "*v1.Pod") || !strings.Contains(err.Error(), "/p") {
+		if !strings.Contains(err.Error(), "*v1.Pod") || !strings.Contains(err.Error(), `"p"`) {
 			t.Fatalf("error does not name the object: %v", err)
 		}
 	case <-time.After(10 * time.Second):

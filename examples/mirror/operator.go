@@ -22,6 +22,7 @@ import (
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -117,7 +118,7 @@ func (o *operator) isCopy(cm *corev1.ConfigMap) bool {
 // objects that matched before: predicate.NewFilter looks only at the new
 // object, so it would hide the update that takes a source's label away —
 // the very event that must delete its copies.
-func wasOrIs[T event.Object](match func(T) bool) predicate.Predicate[T] {
+func wasOrIs[T object.Object](match func(T) bool) predicate.Predicate[T] {
 	ok := func(obj T) bool { return !event.IsNil(obj) && match(obj) }
 	return predicate.Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return ok(e.Object) },
@@ -127,8 +128,9 @@ func wasOrIs[T event.Object](match func(T) bool) predicate.Predicate[T] {
 	}
 }
 
-// indexBySource is the index function: a copy's key is its source's
-// "namespace/name"; other ConfigMaps are not indexed.
+// indexBySource is the index function: a copy's value is its source's key
+// ("namespace/name", object.Key, as reconcile.Request.String formats it);
+// other ConfigMaps are not indexed.
 func (o *operator) indexBySource(cm *corev1.ConfigMap) ([]string, error) {
 	if !o.isCopy(cm) {
 		return nil, nil
@@ -139,11 +141,11 @@ func (o *operator) indexBySource(cm *corev1.ConfigMap) ([]string, error) {
 // sourceOfCopy maps a copy's event to its source, so that a copy edited or
 // deleted by hand is put back.
 func (o *operator) sourceOfCopy(_ context.Context, cm *corev1.ConfigMap) []reconcile.Request {
-	ns, name, ok := strings.Cut(cm.Annotations[sourceAnnotation], "/")
-	if !ok || !o.isCopy(cm) {
+	src := object.ParseKey(cm.Annotations[sourceAnnotation])
+	if src.Namespace == "" || !o.isCopy(cm) { // sources are namespaced: not one of ours
 		return nil
 	}
-	return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: ns, Name: name}}}
+	return []reconcile.Request{{NamespacedName: src}}
 }
 
 // sourcesForNamespace maps a target namespace's event to every source: a new
@@ -244,7 +246,7 @@ func (o *operator) reconcile(ctx context.Context, req reconcile.Request) (did []
 // ensureCopy creates or updates the copy of src in namespace ns and says what
 // it did ("" for nothing).
 func (o *operator) ensureCopy(ctx context.Context, src *corev1.ConfigMap, ns string) (string, error) {
-	key := types.NamespacedName{Namespace: src.Namespace, Name: src.Name}.String()
+	key := object.Key(src)
 	cur, err := o.cms.Get(ctx, ns, src.Name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -294,7 +296,7 @@ func (o *operator) copyOf(src *corev1.ConfigMap, ns string) *corev1.ConfigMap {
 			Name:        src.Name,
 			Namespace:   ns,
 			Labels:      maps.Clone(o.copyLabels),
-			Annotations: map[string]string{sourceAnnotation: src.Namespace + "/" + src.Name},
+			Annotations: map[string]string{sourceAnnotation: object.Key(src)},
 		},
 		Data:       maps.Clone(src.Data),
 		BinaryData: maps.Clone(src.BinaryData),
