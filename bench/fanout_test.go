@@ -41,7 +41,7 @@ func startSteadyFanOut(list *corev1.ConfigMapList) *fanOut {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = inf.Run(ctx) })
+	wg.Go(func() { _ = inf.Start(ctx) })
 	f.stop = func() { cancel(); wg.Wait() }
 	return f
 }

@@ -82,7 +82,7 @@ func startSteady(list *corev1.ConfigMapList) *informerUnderTest {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = inf.Run(ctx) })
+	wg.Go(func() { _ = inf.Start(ctx) })
 	u.stop = func() { cancel(); wg.Wait() }
 	return u
 }

@@ -30,8 +30,8 @@ type Client[T object.Object] struct {
 	resource   schema.GroupResource
 	namespaced bool
 	newObj     func() T
-	wait       time.Duration // the factory's sync timeout
-	started    func() bool   // whether the factory runs its informers
+	wait       time.Duration   // the factory's sync timeout
+	started    <-chan struct{} // closed once the factory runs its informers
 }
 
 // For returns a Client for T over the factory's shared informer of T in
@@ -70,7 +70,7 @@ func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], er
 		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
 		newObj:     func() T { return reflect.New(elem).Interface().(T) },
 		wait:       f.SyncTimeout(),
-		started:    f.Started,
+		started:    f.Started(),
 	}, nil
 }
 
@@ -106,7 +106,9 @@ func (c *Client[T]) readable(ctx context.Context, namespace string) error {
 	if c.inf.HasSynced() {
 		return nil
 	}
-	if !c.started() {
+	select {
+	case <-c.started:
+	default:
 		// As controller-runtime's cache does: waiting would only delay
 		// the same answer by the whole timeout.
 		return fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", c.inf.Name(), informer.ErrNotSynced)

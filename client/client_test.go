@@ -46,8 +46,7 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 		t.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	f.Start(runCtx)
-	t.Cleanup(func() { cancel(); f.Wait() })
+	startFactory(t, f, runCtx, cancel)
 	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
 	defer done()
 	if err := f.WaitForCacheSync(syncCtx); err != nil {
@@ -252,8 +251,7 @@ func TestModifyStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f.Start(ctx)
-	t.Cleanup(func() { cancel(); f.Wait() })
+	startFactory(t, f, ctx, cancel)
 	labels := map[string]string{"app": "web"}
 	d, err := deployments.Create(ctx, &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
@@ -328,4 +326,13 @@ func mustCluster(t *testing.T) *cluster.Cluster {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// startFactory runs f until the test ends, then cancels ctx and waits for
+// f to stop.
+func startFactory(t *testing.T, f *informer.Factory, ctx context.Context, cancel func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); _ = f.Start(ctx) }()
+	<-f.Started()
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -120,7 +120,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		q = stampedQueue{Queue: c.queue, times: c.times}
 	}
 	for _, src := range sources {
-		stop, err := src.Start(ctx, q)
+		stop, err := src.Attach(ctx, q)
 		if err != nil {
 			return fmt.Errorf("controller %s: %w", c.name, err)
 		}

@@ -27,7 +27,7 @@ type fakeSource struct {
 
 func (s *fakeSource) Name() string    { return "fake" }
 func (s *fakeSource) HasSynced() bool { return s.synced.Load() }
-func (s *fakeSource) Start(_ context.Context, q handler.Queue) (func(), error) {
+func (s *fakeSource) Attach(_ context.Context, q handler.Queue) (func(), error) {
 	for _, r := range s.reqs {
 		q.Add(r)
 	}

@@ -17,7 +17,7 @@ type requests []string
 
 func (requests) Name() string    { return "static" }
 func (requests) HasSynced() bool { return true }
-func (r requests) Start(_ context.Context, q handler.Queue) (func(), error) {
+func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 	for _, name := range r {
 		q.Add(controller.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: name}})
 	}

@@ -101,7 +101,7 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 			if err := c.Watch(controller.Informer(inf, handler.EnqueueObject[*appsv1.Deployment](), tc.preds...)); err != nil {
 				t.Fatal(err)
 			}
-			run(t, c, inf.Run)
+			run(t, c, inf.Start)
 			d, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +142,7 @@ func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
 	c, _ := controller.New("owner-"+ns, r)
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueOwner[*corev1.ConfigMap](schema.GroupKind{Group: "apps", Kind: "Deployment"}, handler.OnlyController())))
-	run(t, c, cms.Run)
+	run(t, c, cms.Start)
 
 	owner, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
 	if err != nil {
@@ -193,7 +193,7 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
 	c, _ := controller.New("finalizer-"+ns, r)
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap](), predicate.GenerationChanged[*corev1.ConfigMap]()))
-	run(t, c, cms.Run)
+	run(t, c, cms.Start)
 
 	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: "guarded", Finalizers: []string{finalizer}}}, metav1.CreateOptions{})
@@ -278,7 +278,7 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
 	c, _ := controller.New("parallel-"+ns, r, controller.WithMaxConcurrentReconciles(8))
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap]()))
-	run(t, c, cms.Run)
+	run(t, c, cms.Start)
 
 	ctx := context.Background()
 	var wg sync.WaitGroup

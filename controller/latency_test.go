@@ -40,8 +40,8 @@ type gatedSource struct {
 	started chan struct{}
 }
 
-func (s *gatedSource) Start(ctx context.Context, q handler.Queue) (func(), error) {
-	stop, err := s.fakeSource.Start(ctx, q)
+func (s *gatedSource) Attach(ctx context.Context, q handler.Queue) (func(), error) {
+	stop, err := s.fakeSource.Attach(ctx, q)
 	close(s.started)
 	return stop, err
 }

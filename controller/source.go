@@ -11,13 +11,14 @@ import (
 	"github.com/steadyctl/steady/predicate"
 )
 
-// Source feeds a controller's queue. Start begins delivering requests to q
-// and returns a function that stops delivery. As an informer.Syncer it is
+// Source feeds a controller's queue. Attach begins delivering requests to
+// q and returns at once, with a function that stops delivery (unlike the
+// Start methods of the informer, controller and manager, it does not block). As an informer.Syncer it is
 // named, and its HasSynced reports whether it has delivered its initial
 // state; the controller waits for that before it starts its workers.
 type Source interface {
 	informer.Syncer
-	Start(ctx context.Context, q handler.Queue) (stop func(), err error)
+	Attach(ctx context.Context, q handler.Queue) (detach func(), err error)
 }
 
 // Informer returns a Source that passes inf's events through preds to h.
@@ -39,9 +40,9 @@ func (s *informerSource[T]) HasSynced() bool {
 	return s.reg != nil && s.reg.HasSynced() && s.inf.HasSynced()
 }
 
-func (s *informerSource[T]) Start(ctx context.Context, q handler.Queue) (func(), error) {
+func (s *informerSource[T]) Attach(ctx context.Context, q handler.Queue) (func(), error) {
 	if s.reg != nil {
-		return nil, fmt.Errorf("controller: source %s started twice", s.Name())
+		return nil, fmt.Errorf("controller: source %s attached twice", s.Name())
 	}
 	// The informer speaks package event's types already: its events go to
 	// the handler as they are.

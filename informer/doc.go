@@ -43,7 +43,7 @@
 // the final state is unknown (event.Delete's DeleteStateUnknown, after a
 // relist found the object gone) or was never cached.
 //
-// A handler added after Run first gets a create for every cached object.
+// A handler added after Start first gets a create for every cached object.
 // Registration.HasSynced reports when a handler has seen the initial list;
 // informers and registrations are Syncers, which WaitForCacheSync waits for.
 // A panic in a handler is recovered and logged with the object's key; the

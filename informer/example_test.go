@@ -58,7 +58,7 @@ func ExampleHandlerFuncs() {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error)
-	go func() { stopped <- inf.Run(ctx) }()
+	go func() { stopped <- inf.Start(ctx) }()
 
 	// Informers and registrations are both Syncers.
 	if err := informer.WaitForCacheSync(ctx, inf, reg); err != nil {

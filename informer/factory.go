@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ type Factory struct {
 	mu        sync.Mutex
 	informers map[factoryKey]runner
 	runCtx    context.Context // set by Start
+	started   chan struct{}   // closed by Start
 	wg        sync.WaitGroup
 }
 
@@ -58,7 +60,7 @@ type factoryKey struct {
 
 type runner interface {
 	Syncer
-	Run(ctx context.Context) error
+	Start(ctx context.Context) error
 	SyncError() error
 	cached() int
 	scheduled()
@@ -109,7 +111,7 @@ func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 			return nil, fmt.Errorf("informer factory: WithDefaultSelectors(%s): %w", gk, err)
 		}
 	}
-	return &Factory{c: c, o: o, informers: make(map[factoryKey]runner)}, nil
+	return &Factory{c: c, o: o, informers: make(map[factoryKey]runner), started: make(chan struct{})}, nil
 }
 
 // Cluster returns the cluster the factory's informers list and watch.
@@ -224,39 +226,41 @@ func (f *Factory) resolveNamespace(mapping *meta.RESTMapping, namespace string) 
 }
 
 // Start runs every informer handed out so far, and every later one as it is
-// handed out, until ctx is done.
-func (f *Factory) Start(ctx context.Context) {
+// handed out, until ctx is done; then it waits for them all to stop and
+// returns. Run it in a goroutine of its own; Started is closed as soon as
+// it has begun, so reads through package client can tell a factory that
+// runs from one that never will. A factory starts once.
+func (f *Factory) Start(ctx context.Context) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.runCtx != nil {
-		return
+		f.mu.Unlock()
+		return errors.New("informer factory: started twice")
 	}
 	f.runCtx = ctx
 	for _, inf := range f.informers {
 		f.run(inf)
 	}
+	close(f.started)
+	f.mu.Unlock()
+	<-ctx.Done()
+	f.wg.Wait()
+	return nil
 }
 
+// run starts inf on the factory's context. f.mu is held, so Start's wait
+// for the informers cannot miss one.
 func (f *Factory) run(inf runner) {
 	inf.scheduled()
 	f.wg.Go(func() {
-		if err := inf.Run(f.runCtx); err != nil {
+		if err := inf.Start(f.runCtx); err != nil {
 			f.o.log.Error(err, "informer stopped", "informer", inf.Name())
 		}
 	})
 }
 
-// Started reports whether Start has been called: only then do the
-// factory's informers run and fill their caches.
-func (f *Factory) Started() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.runCtx != nil
-}
-
-// Wait blocks until every running informer has stopped (after the Start
-// context is done).
-func (f *Factory) Wait() { f.wg.Wait() }
+// Started is closed once Start has begun: from then on the factory's
+// informers run and fill their caches.
+func (f *Factory) Started() <-chan struct{} { return f.started }
 
 // selectors returns sel, or the default selectors of gvk's kind if sel is
 // empty.

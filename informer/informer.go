@@ -52,7 +52,7 @@ type change[T object.Object] struct {
 }
 
 // New returns an informer for the objects lw lists and watches. Register
-// handlers and indexes, then call Run.
+// handlers and indexes, then call Start.
 func New[T object.Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
 	o := newOptions(opts)
 	if o.name == "" {
@@ -83,7 +83,7 @@ func (inf *Informer[T]) Namespace() string { return inf.ns }
 
 func (inf *Informer[T]) cached() int { return inf.cache.Len() }
 
-// scheduled tells readers that Run is about to be called, so that a read
+// scheduled tells readers that Start is about to be called, so that a read
 // made between a factory's Start and the goroutine's first step waits for
 // the list instead of reporting an informer that is not running.
 func (inf *Informer[T]) scheduled() { inf.sync.setStarted() }
@@ -101,13 +101,13 @@ func (inf *Informer[T]) AddIndex(name string, fn IndexFunc[T]) error {
 
 // SetTransform sets a function applied to every object once, before it is
 // cached or handed to handlers (DropManagedFields is a common choice). It
-// must be set before Run. On a Factory's informer, which drops managed
+// must be set before Start. On a Factory's informer, which drops managed
 // fields by default, fn sees objects already without them.
 func (inf *Informer[T]) SetTransform(fn func(T) (T, error)) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.started {
-		return fmt.Errorf("informer %s: SetTransform after Run", inf.name)
+		return fmt.Errorf("informer %s: SetTransform after Start", inf.name)
 	}
 	inf.transform = fn
 	return nil
@@ -130,24 +130,24 @@ func (inf *Informer[T]) transformFunc() func(T) (T, error) {
 }
 
 // SetWatchErrorHandler sets a function called with every list or watch
-// error, before the informer retries. It must be set before Run.
+// error, before the informer retries. It must be set before Start.
 func (inf *Informer[T]) SetWatchErrorHandler(fn func(error)) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.started {
-		return fmt.Errorf("informer %s: SetWatchErrorHandler after Run", inf.name)
+		return fmt.Errorf("informer %s: SetWatchErrorHandler after Start", inf.name)
 	}
 	inf.errHandler = fn
 	return nil
 }
 
-// Run lists and watches until ctx is done, then stops every goroutine it
-// started (handlers included) before returning. Run may be called once.
-func (inf *Informer[T]) Run(ctx context.Context) error {
+// Start lists and watches until ctx is done, then stops every goroutine it
+// started (handlers included) before returning. Start may be called once.
+func (inf *Informer[T]) Start(ctx context.Context) error {
 	inf.mu.Lock()
 	if inf.started {
 		inf.mu.Unlock()
-		return fmt.Errorf("informer %s: Run called twice", inf.name)
+		return fmt.Errorf("informer %s: Start called twice", inf.name)
 	}
 	inf.started, inf.runCtx = true, ctx
 	inf.sync.setStarted()
@@ -180,7 +180,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		inf.refl.Run(ctx)
+		_ = inf.refl.Start(ctx)
 	}()
 	for ctx.Err() == nil {
 		err := inf.fifo.Pop(ctx, inf.apply)

@@ -74,7 +74,7 @@ func runInformer[T object.Object](t *testing.T, inf *Informer[T]) (stop func()) 
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- inf.Run(ctx) }()
+	go func() { done <- inf.Start(ctx) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {

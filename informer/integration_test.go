@@ -133,7 +133,7 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 	}
 	runCtx, stopInformers := context.WithCancel(ctx)
 	var running sync.WaitGroup
-	for _, run := range []func(context.Context) error{cms.Run, wds.Run} {
+	for _, run := range []func(context.Context) error{cms.Start, wds.Start} {
 		running.Go(func() {
 			if err := run(runCtx); err != nil {
 				t.Errorf("Run: %v", err)
@@ -287,7 +287,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 	if typed != again || typed == onlyA {
 		t.Fatal("the factory must share an informer per kind, namespace and selectors, and only then")
 	}
-	f.Start(ctx)
+	stop := startFactory(f, ctx)
 	// Handed out after Start: started at once.
 	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, informer.Selectors{})
 	if err != nil {
@@ -311,7 +311,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 		t.Fatalf("a kind missing from the scheme: %v", err)
 	}
 	cancel()
-	f.Wait()
+	stop()
 }
 
 func informerFactoryWithoutCore(t *testing.T, env *testenv.Environment) *informer.Factory {
@@ -351,9 +351,9 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		runCtx, stop := context.WithCancel(ctx)
-		f.Start(runCtx)
-		defer func() { stop(); f.Wait() }()
+		runCtx, cancelRun := context.WithCancel(ctx)
+		defer startFactory(f, runCtx)() // runs after cancelRun, which is deferred next
+		defer cancelRun()
 		syncCtx, syncCancel := context.WithTimeout(ctx, 30*time.Second)
 		defer syncCancel()
 		if err := f.WaitForCacheSync(syncCtx); err != nil {
@@ -386,4 +386,13 @@ func newFactory(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, opts ...
 		t.Fatal(err)
 	}
 	return f
+}
+
+// startFactory runs f until ctx is done; the function it returns waits for
+// f to have stopped (cancel ctx first).
+func startFactory(f *informer.Factory, ctx context.Context) (wait func()) {
+	done := make(chan struct{})
+	go func() { defer close(done); _ = f.Start(ctx) }()
+	<-f.Started()
+	return func() { <-done }
 }

@@ -39,7 +39,7 @@ func (r *Registration) HasSynced() bool { return r.synced() }
 // are dropped. A call already in progress finishes. Remove is idempotent.
 func (r *Registration) Remove() { r.remove() }
 
-// AddHandler registers h. Before or after Run, h first gets a create for
+// AddHandler registers h. Before or after Start, h first gets a create for
 // every object already cached (IsInInitialList set), then every later
 // change.
 func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Registration, error) {
@@ -56,7 +56,7 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.stopped {
-		return nil, fmt.Errorf("informer %s: AddHandler after Run returned", inf.name)
+		return nil, fmt.Errorf("informer %s: AddHandler after Start returned", inf.name)
 	}
 	l := newListener(h, inf.log)
 	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindCreate, initial: true}))

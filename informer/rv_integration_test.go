@@ -36,7 +36,7 @@ func TestLastSyncResourceVersionFollowsWritesAndBookmarks(t *testing.T) {
 		informer.WithReflectorOptions(reflector.WithWatchTimeout(5*time.Second, 6*time.Second)))
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- inf.Run(runCtx) }()
+	go func() { done <- inf.Start(runCtx) }()
 	t.Cleanup(func() { cancel(); <-done })
 	syncCtx, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()

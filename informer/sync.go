@@ -62,8 +62,8 @@ func (inf *Informer[T]) SyncError() error {
 // API server will keep giving (forbidden by RBAC, unauthorized, unknown
 // resource, a bad selector). The error names the informer and the reason.
 // Transient errors (timeouts, a restarting server) are retried by the
-// informer and waited out. It may be called before Run, as client-go's
-// WaitForCacheSync is after "go informer.Run(ctx)".
+// informer and waited out. It may be called before Start, as client-go's
+// WaitForCacheSync is after "go informer.Run(stopCh)".
 //
 // The error never wraps the API server's error itself, so a NotFound from
 // listing an unknown resource is not mistaken for a missing object by

@@ -32,9 +32,15 @@ func (m *Manager) Start(ctx context.Context) error {
 	// them; controllers outlive ctx by as long as those reconciles take.
 	base := context.WithoutCancel(ctx)
 	cacheCtx, stopCaches := context.WithCancel(base)
-	defer m.factory.Wait()
-	defer stopCaches()
-	m.factory.Start(cacheCtx)
+	cachesDone := make(chan struct{})
+	go func() {
+		defer close(cachesDone)
+		if err := m.factory.Start(cacheCtx); err != nil {
+			m.log.Error(err, "caches")
+		}
+	}()
+	defer func() { stopCaches(); <-cachesDone }()
+	<-m.factory.Started() // reads from here on wait for the caches, not fail
 
 	runCtx, stopRun := context.WithCancel(base)
 	defer stopRun()

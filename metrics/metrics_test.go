@@ -27,7 +27,7 @@ type requests []string
 
 func (requests) Name() string    { return "static" }
 func (requests) HasSynced() bool { return true }
-func (r requests) Start(_ context.Context, q handler.Queue) (func(), error) {
+func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 	for _, n := range r {
 		q.Add(controller.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: n}})
 	}

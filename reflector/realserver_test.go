@@ -126,7 +126,7 @@ func start(t *testing.T, ns string, opts ...reflector.Option) (*recordingLW, *mi
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { r.Run(ctx) })
+	wg.Go(func() { _ = r.Start(ctx) })
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			_ = fifo.Pop(ctx, func(b deltafifo.Batch[*corev1.ConfigMap]) error {

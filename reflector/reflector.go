@@ -74,9 +74,16 @@ func New[T object.Object](lw ListerWatcher, store Store[T], opts ...Option) (*Re
 	return r, nil
 }
 
-// Run lists and watches until ctx is done. It returns only then, after
-// every goroutine it started has ended.
-func (r *Reflector[T]) Run(ctx context.Context) {
+// Start lists and watches until ctx is done. It returns only then, after
+// every goroutine it started has ended; the error is always nil (failures
+// are retried, and reported to WithWatchErrorHandler), which lets a
+// reflector be a manager.Runnable.
+func (r *Reflector[T]) Start(ctx context.Context) error {
+	r.run(ctx)
+	return nil
+}
+
+func (r *Reflector[T]) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if r.o.resync > 0 {

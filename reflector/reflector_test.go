@@ -41,7 +41,7 @@ func start(t *testing.T, lw ListerWatcher, opts ...Option) *harness {
 	h.r = r
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { r.Run(ctx); close(done) }()
+	go func() { _ = r.Start(ctx); close(done) }()
 	h.stop = func() { cancel(); <-done }
 	t.Cleanup(h.stop)
 	return h

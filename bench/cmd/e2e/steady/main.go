@@ -85,11 +85,12 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err := c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap]())); err != nil {
 		return e2e.Running{}, err
 	}
-	f.Start(ctx)
+	cachesDone := make(chan struct{})
+	go func() { defer close(cachesDone); _ = f.Start(ctx) }()
 	done := make(chan error, 1)
 	go func() {
 		err := c.Start(ctx)
-		f.Wait()
+		<-cachesDone
 		done <- err
 	}()
 	return e2e.Running{Synced: cms.HasSynced, Done: done}, nil
