@@ -76,11 +76,11 @@ func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, n
 	var err error
 	switch any(in.obj).(type) {
 	case *unstructured.Unstructured:
-		inf, err = informer.ForUnstructured(f, gvk, namespace, informer.Selectors{})
+		inf, err = informer.ForUnstructured(f, gvk, namespace, object.Selector{})
 	case *metav1.PartialObjectMetadata:
-		inf, err = informer.ForMetadata(f, gvk, namespace, informer.Selectors{})
+		inf, err = informer.ForMetadata(f, gvk, namespace, object.Selector{})
 	default:
-		return informer.For[T](f, namespace, informer.Selectors{})
+		return informer.For[T](f, namespace, object.Selector{})
 	}
 	if err != nil {
 		return nil, err

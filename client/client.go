@@ -55,7 +55,7 @@ func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], er
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	inf, err := informer.For[T](f, namespace, informer.Selectors{})
+	inf, err := informer.For[T](f, namespace, object.Selector{})
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}

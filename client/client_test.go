@@ -15,13 +15,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/object"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
@@ -121,15 +121,16 @@ func TestReadsFromCacheWritesToServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cached(t, c, ns, "c", last.ResourceVersion)
-	web := labels.SelectorFromSet(labels.Set{"tier": "web"})
+	web := object.Selector{Labels: "tier=web"}
 	for name, tc := range map[string]struct {
 		opts []client.ListOption
 		want string
 	}{
 		"all":             {nil, "a,b,c"},
-		"labels":          {[]client.ListOption{client.MatchingLabels(web)}, "a,c"},
+		"labels":          {[]client.ListOption{client.Matching(web)}, "a,c"},
+		"name":            {[]client.ListOption{client.Matching(object.Selector{Fields: "metadata.name=b"})}, "b"},
 		"index":           {[]client.ListOption{client.MatchingIndex("by-color", "blue")}, "a,b"},
-		"index+labels":    {[]client.ListOption{client.MatchingIndex("by-color", "blue"), client.MatchingLabels(web)}, "a"},
+		"index+labels":    {[]client.ListOption{client.MatchingIndex("by-color", "blue"), client.Matching(web)}, "a"},
 		"index+namespace": {[]client.ListOption{client.MatchingIndex("by-color", "red"), client.InNamespace(ns)}, "c"},
 		"namespace":       {[]client.ListOption{client.InNamespace(ns)}, "a,b,c"},
 	} {
@@ -144,6 +145,12 @@ func TestReadsFromCacheWritesToServer(t *testing.T) {
 	// The cache holds one namespace: another is an error, not an empty list.
 	if _, err := c.List(ctx, client.InNamespace("elsewhere")); err == nil || !strings.Contains(err.Error(), ns) {
 		t.Fatalf("List of a namespace the cache does not hold: %v", err)
+	}
+	if _, err := c.List(ctx, client.Matching(object.Selector{Fields: "data.color=red"})); err == nil || !strings.Contains(err.Error(), "data.color=red") {
+		t.Fatalf("List by a field the cache cannot match: %v", err)
+	}
+	if _, err := c.List(ctx, client.Matching(object.Selector{Labels: "tier in ("})); err == nil || !strings.Contains(err.Error(), "tier in (") {
+		t.Fatalf("List with a bad label selector: %v", err)
 	}
 	if _, err := c.List(ctx, client.MatchingIndex("no-such-index", "x")); err == nil || !strings.Contains(err.Error(), "no-such-index") {
 		t.Fatalf("List by an unknown index: %v", err)
@@ -291,21 +298,21 @@ func TestLiveAndDeleteAllOf(t *testing.T) {
 			t.Fatalf("Live().Get right after Create: %v", err)
 		}
 	}
-	web, err := c.Live().List(ctx, client.InNamespace(ns), client.MatchingLabels(labels.SelectorFromSet(labels.Set{"tier": "web"})))
+	web, err := c.Live().List(ctx, client.InNamespace(ns), client.Matching(object.Selector{Labels: "tier=web"}))
 	if err != nil || names(web) != "a,b" {
 		t.Fatalf("Live().List of tier=web: %s (%v)", names(web), err)
 	}
 	if _, err := c.Live().List(ctx, client.MatchingIndex("by-color", "x")); err == nil {
 		t.Fatal("Live().List by a cache index succeeded")
 	}
-	if err := c.DeleteAllOf(ctx, ns, informer.Selectors{Labels: "tier=web"}); err != nil {
+	if err := c.DeleteAllOf(ctx, ns, object.Selector{Labels: "tier=web"}); err != nil {
 		t.Fatal(err)
 	}
 	left, err := c.Live().List(ctx, client.InNamespace(ns))
 	if err != nil || names(left) != "c" {
 		t.Fatalf("after DeleteAllOf tier=web: %s (%v), want c", names(left), err)
 	}
-	if err := c.DeleteAllOf(ctx, ns, informer.Selectors{Labels: "tier in ("}); err == nil || !strings.Contains(err.Error(), "tier in (") {
+	if err := c.DeleteAllOf(ctx, ns, object.Selector{Labels: "tier in ("}); err == nil || !strings.Contains(err.Error(), "tier in (") {
 		t.Fatalf("DeleteAllOf with a bad selector: %v", err)
 	}
 }

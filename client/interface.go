@@ -3,10 +3,9 @@ package client
 import (
 	"context"
 
+	"github.com/steadyctl/steady/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/steadyctl/steady/informer"
 )
 
 // Reader reads objects of kind T. Client reads its cache; Live reads the
@@ -25,7 +24,7 @@ type Writer[T any] interface {
 	Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error)
 	PatchStatus(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error)
 	Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error
-	DeleteAllOf(ctx context.Context, namespace string, sel informer.Selectors, opts ...metav1.DeleteOptions) error
+	DeleteAllOf(ctx context.Context, namespace string, sel object.Selector, opts ...metav1.DeleteOptions) error
 	Modify(ctx context.Context, namespace, name string, mutate func(T) error) (T, error)
 	ModifyStatus(ctx context.Context, namespace, name string, mutate func(T) error) (T, error)
 	CreateOrUpdate(ctx context.Context, obj T, mutate func(T) error) (T, Operation, error)

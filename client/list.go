@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/object"
 )
 
 // ListOption narrows a List.
@@ -14,7 +16,10 @@ type ListOption func(*listOptions)
 
 type listOptions struct {
 	namespace    string
-	selector     labels.Selector
+	sel          object.Selector
+	labels       labels.Selector // parsed sel.Labels, nil for all
+	fields       fields.Selector // parsed sel.Fields, nil for all
+	err          error           // from parsing sel
 	index, value string
 }
 
@@ -31,10 +36,25 @@ func InNamespace(namespace string) ListOption {
 	return func(o *listOptions) { o.namespace = namespace }
 }
 
-// MatchingLabels lists only objects whose labels sel matches.
-func MatchingLabels(sel labels.Selector) ListOption {
-	return func(o *listOptions) { o.selector = sel }
+// Matching lists only objects that sel selects. From the cache, the label
+// selector may be anything; the field selector may test metadata.name and
+// metadata.namespace only, since a cache cannot evaluate other fields of
+// every kind: use MatchingIndex for those, or Live().List, which passes
+// both to the API server. A selector the API server would refuse is an
+// error of List naming it.
+func Matching(sel object.Selector) ListOption {
+	l, f, err := sel.Parse()
+	if err == nil && l.Empty() {
+		l = nil
+	}
+	if err == nil && f.Empty() {
+		f = nil
+	}
+	return func(o *listOptions) { o.sel, o.labels, o.fields, o.err = sel, l, f, err }
 }
+
+// cacheFields are the fields a cached object of any kind can be matched on.
+var cacheFields = map[string]bool{"metadata.name": true, "metadata.namespace": true}
 
 // MatchingIndex lists only objects the informer's index name maps to value
 // (see informer.Informer.AddIndex): the cached counterpart of a field
@@ -55,6 +75,16 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	if err := c.readable(ctx, ns); err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
+	if o.err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
+	}
+	if o.fields != nil {
+		for _, r := range o.fields.Requirements() {
+			if !cacheFields[r.Field] {
+				return nil, fmt.Errorf("list %s: field selector %q: the cache matches metadata.name and metadata.namespace only (use MatchingIndex, or Live().List)", c.resource, o.sel.Fields)
+			}
+		}
+	}
 	cache := c.inf.Cache()
 	var objs []T
 	switch {
@@ -73,7 +103,10 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 		if o.index != "" && o.namespace != "" && obj.GetNamespace() != o.namespace {
 			continue
 		}
-		if o.selector != nil && !o.selector.Matches(labels.Set(obj.GetLabels())) {
+		if o.labels != nil && !o.labels.Matches(labels.Set(obj.GetLabels())) {
+			continue
+		}
+		if o.fields != nil && !o.fields.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
 			continue
 		}
 		kept = append(kept, obj)

@@ -40,10 +40,10 @@ func (c *Client[T]) listLive(ctx context.Context, opts []ListOption) ([]T, error
 	if o.index != "" {
 		return nil, fmt.Errorf("list %s from the API server: MatchingIndex(%q) works on the cache only", c.resource, o.index)
 	}
-	lo := metav1.ListOptions{}
-	if o.selector != nil {
-		lo.LabelSelector = o.selector.String()
+	if o.err != nil {
+		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
 	}
+	lo := metav1.ListOptions{LabelSelector: o.sel.Labels, FieldSelector: o.sel.Fields}
 	list, err := c.scheme.New(c.gvk.GroupVersion().WithKind(c.gvk.Kind + "List"))
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)

@@ -4,11 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/steadyctl/steady/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-
-	"github.com/steadyctl/steady/informer"
 )
 
 // Create creates obj and returns the object the server stored.
@@ -56,7 +55,7 @@ func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...
 
 // DeleteAllOf deletes every object in namespace ("" for cluster-scoped
 // kinds, or all namespaces) that sel selects, in one request.
-func (c *Client[T]) DeleteAllOf(ctx context.Context, namespace string, sel informer.Selectors, opts ...metav1.DeleteOptions) error {
+func (c *Client[T]) DeleteAllOf(ctx context.Context, namespace string, sel object.Selector, opts ...metav1.DeleteOptions) error {
 	if err := sel.Validate(); err != nil {
 		return fmt.Errorf("delete all %s: %w", c.resource, err)
 	}

@@ -12,8 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -66,23 +64,6 @@ type runner interface {
 	scheduled()
 }
 
-// Selectors narrow what a factory informer lists and watches.
-type Selectors struct {
-	Labels string // a label selector, e.g. "app=web"
-	Fields string // a field selector, e.g. "spec.nodeName=node-1"
-}
-
-// Validate reports a selector the API server would refuse.
-func (s Selectors) Validate() error {
-	if _, err := labels.Parse(s.Labels); err != nil {
-		return fmt.Errorf("label selector %q: %w", s.Labels, err)
-	}
-	if _, err := fields.ParseSelector(s.Fields); err != nil {
-		return fmt.Errorf("field selector %q: %w", s.Fields, err)
-	}
-	return nil
-}
-
 // NewFactory returns a factory of informers of c's kinds. Its options are
 // WithLogger, WithNamespace, WithSyncTimeout, WithKeepManagedFields,
 // WithDefaultSelectors, WithClock and WithReflectorOptions (which apply to
@@ -127,7 +108,7 @@ func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
 
 // For returns the shared informer of typed objects T in namespace ("" for
 // all namespaces or for cluster-scoped kinds).
-func For[T object.Object](f *Factory, namespace string, sel Selectors) (*Informer[T], error) {
+func For[T object.Object](f *Factory, namespace string, sel object.Selector) (*Informer[T], error) {
 	gvk, err := cluster.KindOf[T](f.c)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -141,7 +122,7 @@ func For[T object.Object](f *Factory, namespace string, sel Selectors) (*Informe
 
 // ForUnstructured returns the shared informer of any kind, custom resources
 // included, as *unstructured.Unstructured.
-func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*unstructured.Unstructured], error) {
+func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, sel object.Selector) (*Informer[*unstructured.Unstructured], error) {
 	sel = f.selectors(gvk, sel)
 	return shared[*unstructured.Unstructured](f, factoryKey{gvk: gvk, form: "unstructured", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
@@ -151,7 +132,7 @@ func ForUnstructured(f *Factory, gvk schema.GroupVersionKind, namespace string, 
 
 // ForMetadata returns the shared metadata-only informer of a kind: a small
 // cache for large objects whose contents the controller does not read.
-func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel Selectors) (*Informer[*metav1.PartialObjectMetadata], error) {
+func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel object.Selector) (*Informer[*metav1.PartialObjectMetadata], error) {
 	sel = f.selectors(gvk, sel)
 	return shared[*metav1.PartialObjectMetadata](f, factoryKey{gvk: gvk, form: "metadata", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
@@ -179,7 +160,7 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 		}
 		return inf, nil
 	}
-	if err := (Selectors{Labels: key.labels, Fields: key.fields}).Validate(); err != nil {
+	if err := (object.Selector{Labels: key.labels, Fields: key.fields}).Validate(); err != nil {
 		return nil, fmt.Errorf("informer factory: %s: %w", key.gvk, err)
 	}
 	lw, err := newLW(mapping.Resource, key.namespace)
@@ -264,8 +245,8 @@ func (f *Factory) Started() <-chan struct{} { return f.started }
 
 // selectors returns sel, or the default selectors of gvk's kind if sel is
 // empty.
-func (f *Factory) selectors(gvk schema.GroupVersionKind, sel Selectors) Selectors {
-	if sel != (Selectors{}) {
+func (f *Factory) selectors(gvk schema.GroupVersionKind, sel object.Selector) object.Selector {
+	if !sel.IsZero() {
 		return sel
 	}
 	return f.o.selectors[gvk.GroupKind()]
@@ -305,8 +286,8 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	return WaitForCacheSync(ctx, all...)
 }
 
-func selectorOpts(sel Selectors) []reflector.ListOption {
-	return []reflector.ListOption{reflector.LabelSelector(sel.Labels), reflector.FieldSelector(sel.Fields)}
+func selectorOpts(sel object.Selector) []reflector.ListOption {
+	return []reflector.ListOption{reflector.Matching(sel)}
 }
 
 // selectingLW applies a factory key's selectors to every request.

@@ -70,12 +70,12 @@ func installCRD(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionReso
 func TestFactoryFindsKindsInstalledLater(t *testing.T) {
 	env := testkit.Env(t)
 	f := newFactory(t, env.Config, clientgoscheme.Scheme)
-	if _, err := informer.For[*corev1.ConfigMap](f, "default", informer.Selectors{}); err != nil {
+	if _, err := informer.For[*corev1.ConfigMap](f, "default", object.Selector{}); err != nil {
 		t.Fatal(err) // discovery is now cached
 	}
 	gadgets := schema.GroupVersionResource{Group: "later.steady.dev", Version: "v1", Resource: "gadgets"}
 	installCRD(t, dynamic.NewForConfigOrDie(env.Config), gadgets, "Gadget")
-	if _, err := informer.ForUnstructured(f, gadgets.GroupVersion().WithKind("Gadget"), "default", informer.Selectors{}); err != nil {
+	if _, err := informer.ForUnstructured(f, gadgets.GroupVersion().WithKind("Gadget"), "default", object.Selector{}); err != nil {
 		t.Fatalf("a kind installed after discovery was cached: %v", err)
 	}
 }
@@ -278,22 +278,22 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 	}
 
 	f := newFactory(t, env.Config, clientgoscheme.Scheme)
-	typed, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
+	typed, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, _ := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
-	onlyA, _ := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{Labels: "pick=a"})
+	again, _ := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
+	onlyA, _ := informer.For[*corev1.ConfigMap](f, ns, object.Selector{Labels: "pick=a"})
 	if typed != again || typed == onlyA {
 		t.Fatal("the factory must share an informer per kind, namespace and selectors, and only then")
 	}
 	stop := startFactory(f, ctx)
 	// Handed out after Start: started at once.
-	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, informer.Selectors{})
+	meta, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	crs, err := informer.ForUnstructured(f, schema.GroupVersionKind{Group: "test.steady.dev", Version: "v1", Kind: "Widget"}, ns, informer.Selectors{})
+	crs, err := informer.ForUnstructured(f, schema.GroupVersionKind{Group: "test.steady.dev", Version: "v1", Kind: "Widget"}, ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +306,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 		t.Fatalf("cache sizes: typed %d, selected %d, metadata %d, widgets %d; want 2, 1, 2, 1",
 			typed.Cache().Len(), onlyA.Cache().Len(), meta.Cache().Len(), crs.Cache().Len())
 	}
-	if _, err := informer.For[*corev1.ConfigMap](informerFactoryWithoutCore(t, env), "", informer.Selectors{}); err == nil ||
+	if _, err := informer.For[*corev1.ConfigMap](informerFactoryWithoutCore(t, env), "", object.Selector{}); err == nil ||
 		!strings.Contains(err.Error(), "not in the scheme") {
 		t.Fatalf("a kind missing from the scheme: %v", err)
 	}
@@ -336,7 +336,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 	}
 	managed := func(keep bool) (typed, meta int, seenByTransform int) {
 		f := newFactory(t, env.Config, clientgoscheme.Scheme, informer.WithKeepManagedFields(keep))
-		ti, err := informer.For[*corev1.ConfigMap](f, ns, informer.Selectors{})
+		ti, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,7 +347,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		mi, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, informer.Selectors{})
+		mi, err := informer.ForMetadata(f, corev1.SchemeGroupVersion.WithKind("ConfigMap"), ns, object.Selector{})
 		if err != nil {
 			t.Fatal(err)
 		}

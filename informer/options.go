@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -26,7 +27,7 @@ type options struct {
 	namespace         string
 	syncTimeout       time.Duration
 	keepManagedFields bool
-	selectors         map[schema.GroupKind]Selectors
+	selectors         map[schema.GroupKind]object.Selector
 }
 
 func newOptions(opts []Option) *options {
@@ -83,10 +84,10 @@ func WithKeepManagedFields(keep bool) Option {
 // asked for without selectors use sel instead, so that an operator caches
 // only the objects of a kind it manages (controller-runtime's cache
 // ByObject). Factory only.
-func WithDefaultSelectors(gk schema.GroupKind, sel Selectors) Option {
+func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
 	return func(o *options) {
 		if o.selectors == nil {
-			o.selectors = map[schema.GroupKind]Selectors{}
+			o.selectors = map[schema.GroupKind]object.Selector{}
 		}
 		o.selectors[gk] = sel
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
 
@@ -175,12 +176,12 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	configMaps := schema.GroupKind{Kind: "ConfigMap"}
-	if _, err := manager.New(env.Config, manager.WithDefaultSelectors(configMaps, informer.Selectors{Labels: "app in ("})); err == nil ||
+	if _, err := manager.New(env.Config, manager.WithDefaultSelectors(configMaps, object.Selector{Labels: "app in ("})); err == nil ||
 		!strings.Contains(err.Error(), `WithDefaultSelectors(ConfigMap): label selector "app in ("`) {
 		t.Fatalf("a bad selector: %v", err)
 	}
 	m, err := manager.New(env.Config, manager.WithNamespace(ns),
-		manager.WithDefaultSelectors(configMaps, informer.Selectors{Labels: "app=mine"}))
+		manager.WithDefaultSelectors(configMaps, object.Selector{Labels: "app=mine"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 			t.Fatalf("informer %s caches %d objects, want only the selected one", s.Name, s.Objects)
 		}
 	}
-	inf, err := informer.For[*corev1.ConfigMap](m.Factory(), ns, informer.Selectors{})
+	inf, err := informer.For[*corev1.ConfigMap](m.Factory(), ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/steadyctl/steady/object"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/steadyctl/steady/informer"
 )
 
 // Option configures a Manager. Without options a Manager caches the
@@ -22,7 +21,7 @@ type Option func(*options)
 type options struct {
 	scheme            *runtime.Scheme
 	namespace         string
-	selectors         map[schema.GroupKind]informer.Selectors
+	selectors         map[schema.GroupKind]object.Selector
 	keepManagedFields bool
 	log               logr.Logger
 	metricsAddr       string
@@ -51,10 +50,10 @@ func WithNamespace(namespace string) Option { return func(o *options) { o.namesp
 // selects, e.g. (schema.GroupKind{Kind: "Secret"}, {Labels: "app=mine"});
 // the builder and clients then see only those (controller-runtime's cache
 // ByObject).
-func WithDefaultSelectors(gk schema.GroupKind, sel informer.Selectors) Option {
+func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
 	return func(o *options) {
 		if o.selectors == nil {
-			o.selectors = map[schema.GroupKind]informer.Selectors{}
+			o.selectors = map[schema.GroupKind]object.Selector{}
 		}
 		o.selectors[gk] = sel
 	}

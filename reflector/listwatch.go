@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 
+	"github.com/steadyctl/steady/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -32,12 +33,11 @@ type StreamingLister interface {
 // ListOption narrows what a ListerWatcher built here lists and watches.
 type ListOption func(*metav1.ListOptions)
 
-// LabelSelector restricts to objects matching a label selector, e.g. "app=web".
-func LabelSelector(s string) ListOption { return func(o *metav1.ListOptions) { o.LabelSelector = s } }
-
-// FieldSelector restricts to objects matching a field selector, e.g.
-// "spec.nodeName=node-1".
-func FieldSelector(s string) ListOption { return func(o *metav1.ListOptions) { o.FieldSelector = s } }
+// Matching restricts to the objects sel selects (its label and field
+// selectors, e.g. "app=web" and "spec.nodeName=node-1").
+func Matching(sel object.Selector) ListOption {
+	return func(o *metav1.ListOptions) { o.LabelSelector, o.FieldSelector = sel.Labels, sel.Fields }
+}
 
 // TypedClient is what a client-go typed client for one resource offers, for
 // example clientset.CoreV1().Pods(namespace).

@@ -156,7 +156,7 @@ func (o *operator) sourcesForNamespace(ctx context.Context, ns *corev1.Namespace
 	if !o.isTarget(ns) {
 		return nil
 	}
-	sources, err := o.cms.List(ctx, client.MatchingLabels(o.sources))
+	sources, err := o.cms.List(ctx, client.Matching(object.Selector{Labels: o.sources.String()}))
 	if err != nil { // only an unknown index fails a List; none is used here
 		controller.LoggerFrom(ctx).Error(err, "listing sources")
 		return nil
@@ -194,7 +194,7 @@ func (o *operator) reconcile(ctx context.Context, req reconcile.Request) (did []
 	// Where copies belong: every target namespace but the source's own.
 	want := map[string]bool{}
 	if src != nil && o.isSource(src) && src.DeletionTimestamp == nil {
-		targets, err := o.namespaces.List(ctx, client.MatchingLabels(o.targets))
+		targets, err := o.namespaces.List(ctx, client.Matching(object.Selector{Labels: o.targets.String()}))
 		if err != nil {
 			return did, fmt.Errorf("listing target namespaces: %w", err)
 		}

@@ -20,8 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/examples/internal/demo"
-	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
 )
 
 // runLabel scopes the example to the objects of one run (see newOperator).
@@ -66,7 +66,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	// go anywhere. If it fails, the story's waits end with its error.
 	// Cache only this run's ConfigMaps and Namespaces: on a shared cluster
 	// the operator neither holds nor sees anyone else's.
-	runOnly := informer.Selectors{Labels: s.scope.String()}
+	runOnly := object.Selector{Labels: s.scope.String()}
 	m, err := manager.New(cfg,
 		manager.WithDefaultSelectors(schema.GroupKind{Kind: "ConfigMap"}, runOnly),
 		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Namespace"}, runOnly))

@@ -19,6 +19,7 @@ import (
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/metrics"
+	"github.com/steadyctl/steady/object"
 )
 
 func main() { e2e.Main("steady", start) }
@@ -59,7 +60,7 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	cms, err := informer.For[*corev1.ConfigMap](f, o.Namespace, informer.Selectors{})
+	cms, err := informer.For[*corev1.ConfigMap](f, o.Namespace, object.Selector{})
 	if err != nil {
 		return e2e.Running{}, err
 	}
