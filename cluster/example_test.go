@@ -1,0 +1,89 @@
+// ExampleNew needs an API server, so it has no Output comment: go test
+// compiles it but does not run it. The tests of packages informer and
+// client (TestFactoryFindsKindsInstalledLater in
+// informer/integration_test.go, and every test of client_test.go) make a
+// Cluster the same way and run it against a local control plane.
+// ExampleKindOf makes no request, and runs.
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/informer"
+)
+
+// A Cluster without a manager: for a tool or a test that wants shared
+// caches and typed clients, but no controllers, probes or leader election.
+// Everything made from one Cluster shares its discovery cache and its
+// REST clients.
+func ExampleNew() {
+	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil { // and your custom resources' AddToScheme
+		log.Fatal(err)
+	}
+	c, err := cluster.New(cfg, cluster.WithScheme(scheme))
+	if err != nil {
+		log.Fatal(err)
+	}
+	gvk, err := cluster.KindOf[*appsv1.Deployment](c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	mapping, err := c.RESTMapping(gvk) // the first call reads discovery
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(gvk.Kind, "is served as", mapping.Resource.Resource, "scoped to", mapping.Scope.Name())
+
+	f, err := informer.NewFactory(c, informer.WithNamespace("shop"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	configMaps, err := client.For[*corev1.ConfigMap](f, "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { _ = f.Start(ctx) }()
+	list, err := configMaps.List(ctx) // waits for the cache's first list
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(list), "config maps in shop")
+}
+
+// KindOf maps a Go type to its kind through the cluster's scheme, with no
+// request: it is how package informer and package client know what to
+// list for a type parameter.
+func ExampleKindOf() {
+	c, err := cluster.New(&rest.Config{Host: "https://kubernetes.invalid"}) // New makes no request
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, kindOf := range []func(*cluster.Cluster) (schema.GroupVersionKind, error){
+		cluster.KindOf[*appsv1.Deployment],
+		cluster.KindOf[*corev1.ConfigMap],
+	} {
+		gvk, err := kindOf(c)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("apiVersion:", gvk.GroupVersion(), "kind:", gvk.Kind)
+	}
+	// Output:
+	// apiVersion: apps/v1 kind: Deployment
+	// apiVersion: v1 kind: ConfigMap
+}

@@ -1,0 +1,153 @@
+// Most examples in this file need an API server, so they have no Output
+// comment: go test compiles them but does not run them. The tests run the
+// same calls against a local control plane (etcd and kube-apiserver, when
+// not -short): TestManagerRunsControllersAndServesProbesAndMetrics,
+// TestEventRecorderDeliversEvents and TestSelectorsRestrictCaches in
+// manager_test.go, TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown in
+// leader_test.go. ExampleManager_Add reads no kind, needs no server, and
+// runs. The whole operator, with package builder, is builder's Example.
+package manager_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/controller"
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// A manager as an operator deployed in its own namespace runs it: caches
+// scoped to that namespace, Secrets cached only if they are the
+// operator's, probes and metrics served, and two replicas of which only
+// the elected one reconciles.
+func ExampleNew() {
+	cfg, err := rest.InClusterConfig()
+	if err != nil {
+		log.Fatal(err)
+	}
+	mgr, err := manager.New(cfg,
+		manager.WithNamespace("shop"),
+		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Secret"}, object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}),
+		manager.WithMetricsAddr(":8080"),
+		manager.WithHealthAddr(":8081"),
+		manager.WithLeaderElection(manager.LeaderElection{Name: "shop-operator", Namespace: "shop"}),
+		manager.WithCacheSyncTimeout(time.Minute),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// ... add controllers, with package builder or as ExampleManager_ControllerOptions does ...
+	if err := mgr.Start(manager.SignalContext(context.Background())); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// A controller wired into a manager by hand, as package builder does: the
+// manager's options give it the manager's logger, metrics and sync
+// timeout, its source is the manager's shared informer, and the manager
+// starts it, on the leader only, once the caches run.
+func ExampleManager_ControllerOptions() {
+	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	mgr, err := manager.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		d, err := deployments.Get(ctx, req.Namespace, req.Name)
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil // deleted: nothing to do
+		} else if err != nil {
+			return reconcile.Result{}, err
+		}
+		controller.LoggerFrom(ctx).Info("reconciling", "generation", d.Generation)
+		return reconcile.Result{}, nil
+	})
+	opts, err := mgr.ControllerOptions("deployments")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctrl, err := controller.New("deployments", r, append(opts, controller.WithMaxConcurrentReconciles(4))...)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := ctrl.Watch(controller.Informer(deployments.Informer(), handler.EnqueueObject[*appsv1.Deployment]())); err != nil {
+		log.Fatal(err)
+	}
+	if err := mgr.Add(ctrl); err != nil {
+		log.Fatal(err)
+	}
+	if err := mgr.Start(manager.SignalContext(context.Background())); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// Events are what `kubectl describe` shows under an object: the place to
+// tell a user what the operator did with their object, and why.
+func ExampleManager_EventRecorderFor() {
+	var mgr *manager.Manager // from manager.New
+	recorder, err := mgr.EventRecorderFor("shop-operator")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var d *appsv1.Deployment // the object being reconciled
+	recorder.Eventf(d, corev1.EventTypeNormal, "Scaled", "scaled to %d replicas for the sale", 10)
+}
+
+// flusher is a Runnable that is not a controller: it batches writes to
+// some external system, and flushes what it holds when it is stopped.
+type flusher struct{ running chan struct{} }
+
+func (f flusher) Start(ctx context.Context) error {
+	fmt.Println("flusher: running")
+	close(f.running)
+	<-ctx.Done()
+	fmt.Println("flusher: flushing before exit")
+	return nil
+}
+
+// NeedLeaderElection says that the flusher runs on standby replicas too:
+// with leader election, only runnables that say so do.
+func (flusher) NeedLeaderElection() bool { return false }
+
+// A manager runs any Runnable beside its controllers, and Start returns
+// only after every one of them has returned, so work in progress at
+// SIGTERM is finished, not cut off.
+func ExampleManager_Add() {
+	// This manager reads no kind, so it never calls the API server at cfg.
+	cfg := &rest.Config{Host: "https://kubernetes.invalid"}
+	mgr, err := manager.New(cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	f := flusher{running: make(chan struct{})}
+	if err := mgr.Add(f); err != nil {
+		log.Fatal(err)
+	}
+	ctx, sigterm := context.WithCancel(context.Background())
+	go func() {
+		<-f.running
+		sigterm()
+	}()
+	err = mgr.Start(ctx)
+	fmt.Println("Start returned", err)
+	// Output:
+	// flusher: running
+	// flusher: flushing before exit
+	// Start returned <nil>
+}
