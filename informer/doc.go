@@ -55,11 +55,28 @@
 // every controller that watches Pods shares one watch and one cache: typed
 // objects through a client-go scheme (For), any kind including custom
 // resources as Unstructured (ForUnstructured), or metadata only
-// (ForMetadata). Start runs them all, including those handed out later.
-// Unlike client-go's factory, its informers drop metadata.managedFields
-// before caching (WithKeepManagedFields turns that off): the field is often
-// half of a small object, and an Update without it leaves it unchanged on
-// the server.
+// (ForMetadata). The factory lists and watches through a cluster.Cluster,
+// the one connection to the API server. Its Start runs them all, including
+// those handed out later, until its context ends. Unlike client-go's
+// factory, its informers drop metadata.managedFields before caching
+// (WithKeepManagedFields turns that off): the field is often half of a
+// small object, and an Update without it leaves it unchanged on the server.
+//
+// A factory made WithNamespace is the limit of every cache it makes: an
+// informer asked for namespace "" lists that namespace, one asked for
+// another namespace is an error naming both, and AllNamespaces asks for a
+// cluster-wide cache explicitly. Namespace-scoped RBAC refuses a
+// cluster-wide watch forever, so steady never opens one unasked.
+//
+// # Synced or not
+//
+// An informer's cache is authoritative only once it holds the first
+// complete list. WaitForSync waits for that, and gives up at once, with the
+// reason, when the API server refuses the list for good (RBAC, an unknown
+// kind); SyncError and Factory.Stats say why an informer has not synced.
+// Reads of the Cache itself, and client-go listers over Cache.Indexer, do
+// not wait: package client's reads do. LastSyncResourceVersion is the
+// resourceVersion every delta and bookmark applied so far reflects.
 //
 // Updates from a relist for objects whose resourceVersion did not change are
 // not delivered: nothing changed. Periodic resync is per handler
