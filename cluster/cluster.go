@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
@@ -29,8 +30,9 @@ type Cluster struct {
 	dyn    dynamic.Interface
 	meta   metadata.Interface
 
-	mu   sync.Mutex
-	rest map[schema.GroupVersion]rest.Interface
+	mu        sync.Mutex
+	rest      map[schema.GroupVersion]rest.Interface
+	clientset kubernetes.Interface
 }
 
 // Option configures a Cluster.
@@ -143,6 +145,22 @@ func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) 
 	}
 	c.rest[gv] = rc
 	return rc, nil
+}
+
+// Clientset returns client-go's typed clientset of the built-in kinds, made
+// once and shared, for the client-go machinery that wants one (leader
+// election's Lease lock, the event recorder's sink).
+func (c *Cluster) Clientset() (kubernetes.Interface, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clientset == nil {
+		cs, err := kubernetes.NewForConfig(c.cfg)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: clientset: %w", err)
+		}
+		c.clientset = cs
+	}
+	return c.clientset, nil
 }
 
 // KindOf returns the kind of the typed object T (a pointer type such as

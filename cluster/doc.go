@@ -4,7 +4,9 @@
 //
 // Everything in steady that talks to the API server gets its clients from a
 // Cluster, so there is one discovery cache and one REST client per API
-// group version in a process, however many informers and clients use them:
+// group version in a process, however many informers and clients use them
+// (and one client-go clientset, Clientset, for the client-go machinery the
+// manager uses: leader election and the event recorder):
 //
 //	c, err := cluster.New(cfg, cluster.WithScheme(scheme))
 //	mapping, err := c.RESTMapping(gvk)        // discovery, cached

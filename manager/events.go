@@ -2,7 +2,6 @@ package manager
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 )
@@ -16,7 +15,7 @@ func (m *Manager) EventRecorderFor(name string) (record.EventRecorder, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.events == nil {
-		cs, err := kubernetes.NewForConfig(m.cluster.Config())
+		cs, err := m.cluster.Clientset()
 		if err != nil {
 			return nil, err
 		}

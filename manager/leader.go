@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
@@ -36,7 +35,7 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 		_, _ = rand.Read(b)
 		id = host + "_" + hex.EncodeToString(b)
 	}
-	cs, err := kubernetes.NewForConfig(m.cluster.Config())
+	cs, err := m.cluster.Clientset()
 	if err != nil {
 		return nil, fmt.Errorf("manager: leader election client: %w", err)
 	}
