@@ -18,7 +18,7 @@ import (
 // An operator in twenty lines: a Deployment reconciler that acts only on
 // spec changes and records what it has seen in status.
 func Example() {
-	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	var cfg *rest.Config // from cluster.LoadConfig or testenv
 	mgr, _ := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
 	deployments, _ := client.For[*appsv1.Deployment](mgr.Factory(), "")
 
