@@ -73,15 +73,8 @@ func TestIgnoreErrorsOfRealCalls(t *testing.T) {
 	}
 
 	// A read from a cache that never started is ErrNotSynced, not absence.
-	f, err := informer.NewFactory(mustCluster(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	unstarted, err := client.For[*corev1.ConfigMap](f, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = unstarted.Get(ctx, ns, "there")
+	unstarted, _ := newClient[*corev1.ConfigMap](t, ns)
+	_, err := unstarted.Get(ctx, ns, "there")
 	if !errors.Is(err, informer.ErrNotSynced) || client.IgnoreNotFound(err) == nil {
 		t.Fatalf("Get from an unstarted cache: %v, want ErrNotSynced kept by IgnoreNotFound", err)
 	}
