@@ -4,11 +4,10 @@ import (
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/predicate"
@@ -18,16 +17,14 @@ import (
 // An operator in twenty lines: a Deployment reconciler that acts only on
 // spec changes and records what it has seen in status.
 func Example() {
-	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	cfg, _ := cluster.LoadConfig() // --kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/config
 	mgr, _ := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
 	deployments, _ := client.For[*appsv1.Deployment](mgr.Factory(), "")
 
 	reconciler := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		d, err := deployments.Get(ctx, req.Namespace, req.Name) // from the cache
-		if apierrors.IsNotFound(err) {
-			return reconcile.Result{}, nil // deleted: nothing to do
-		} else if err != nil {
-			return reconcile.Result{}, err
+		if err != nil {
+			return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: nothing to do; else retried
 		}
 		controller.LoggerFrom(ctx).Info("reconciling", "generation", d.Generation)
 		// ... make the world match d.Spec ...

@@ -32,14 +32,7 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	t.Helper()
 	ctx := context.Background()
 	ns := testkit.Namespace(t, "client-")
-	f, err := informer.NewFactory(mustCluster(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.For[*corev1.ConfigMap](f, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, f := newClient[*corev1.ConfigMap](t, ns)
 	if err := c.Informer().AddIndex("by-color", func(cm *corev1.ConfigMap) ([]string, error) {
 		return []string{cm.Data["color"]}, nil
 	}); err != nil {
@@ -53,6 +46,21 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 		t.Fatal(err)
 	}
 	return c, ns
+}
+
+// newClient returns a client for T in ns, over a factory of its own that
+// is not started.
+func newClient[T object.Object](t *testing.T, ns string) (*client.Client[T], *informer.Factory) {
+	t.Helper()
+	f, err := informer.NewFactory(mustCluster(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.For[T](f, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, f
 }
 
 // cached waits until the cache holds name with a resourceVersion of at least
@@ -249,14 +257,7 @@ func TestCreateOrUpdate(t *testing.T) {
 // elsewhere is not saved.
 func TestModifyStatus(t *testing.T) {
 	ns := testkit.Namespace(t, "client-")
-	f, err := informer.NewFactory(mustCluster(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deployments, err := client.For[*appsv1.Deployment](f, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	deployments, f := newClient[*appsv1.Deployment](t, ns)
 	ctx, cancel := context.WithCancel(context.Background())
 	startFactory(t, f, ctx, cancel)
 	labels := map[string]string{"app": "web"}

@@ -52,7 +52,9 @@
 // when the API server refuses the list for good (forbidden by RBAC, an
 // unknown kind), or when the wait runs out. Such an error is never a
 // NotFound: apierrors.IsNotFound is true only for objects that are absent
-// from a synced cache. A reconciler that reads kinds its controller does
+// from a synced cache, and IgnoreNotFound, which a reconciler uses to
+// end on a deleted object, keeps every error that wraps ErrNotSynced. A
+// reconciler that reads kinds its controller does
 // not watch (a Secret next to each primary object, say) therefore sees
 // them from its first reconcile on.
 //

@@ -3,8 +3,9 @@
 // runs the same calls against a local control plane (etcd and
 // kube-apiserver, when not -short): TestReadsFromCacheWritesToServer
 // (Get, List, MatchingIndex, Patch), TestModifyLosesNoConcurrentWrite,
-// TestCreateOrUpdate and TestLiveAndDeleteAllOf. ExampleInterface needs
-// no server and runs: it is how a reconciler is unit-tested.
+// TestCreateOrUpdate and TestLiveAndDeleteAllOf. ExampleInterface and
+// ExampleIgnoreNotFound need no server and run: the first is how a
+// reconciler is unit-tested.
 package client_test
 
 import (
@@ -12,7 +13,6 @@ import (
 	"fmt"
 	"log"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -21,11 +21,13 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
@@ -35,7 +37,7 @@ import (
 // their cache's first list, so NotFound means the object does not exist,
 // not that the cache is still filling.
 func ExampleFor() {
-	cfg, err := clientcmd.BuildConfigFromFlags("", os.Getenv("KUBECONFIG"))
+	cfg, err := cluster.LoadConfig()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -240,4 +242,22 @@ func ExampleInterface() {
 	// reconcile shop/gone: error <nil>, writes so far 1
 	// reconcile shop/prices: error <nil>, writes so far 1
 	// prices keys: eur,usd
+}
+
+// A reconciler's read of an object that may have been deleted: NotFound
+// ends the reconcile, any other error retries it. IgnoreNotFound sees
+// through the context the client and the reconciler wrap around the API
+// error, and never takes a cache that could not sync for a missing object.
+func ExampleIgnoreNotFound() {
+	gone := apierrors.NewNotFound(schema.GroupResource{Group: "apps", Resource: "deployments"}, "web")
+	notSynced := fmt.Errorf("get deployments shop/web: %w", informer.ErrNotSynced)
+	for _, err := range []error{
+		fmt.Errorf("reconciling shop/web: %w", gone),
+		notSynced,
+	} {
+		fmt.Printf("%v -> %v\n", err, client.IgnoreNotFound(err))
+	}
+	// Output:
+	// reconciling shop/web: deployments.apps "web" not found -> <nil>
+	// get deployments shop/web: cache did not sync -> get deployments shop/web: cache did not sync
 }

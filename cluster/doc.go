@@ -2,6 +2,29 @@
 // rest.Config, the scheme that maps Go types to kinds, the REST mapper that
 // maps kinds to resources, and the REST clients built from them.
 //
+// # Loading the config
+//
+// LoadConfig finds the rest.Config as kubectl and controller-runtime do, in
+// this order: a --kubeconfig flag (RegisterFlags, or WithKubeconfig),
+// $KUBECONFIG (a list of files), the in-cluster config of a pod's service
+// account, ~/.kube/config; a --context flag (WithKubeconfigContext)
+// chooses a context. Load also says which source it used. A source that
+// is present but broken is an error; when none is present the error wraps
+// ErrNoConfig and says why each was skipped.
+//
+//	cfg, err := cluster.LoadConfig()
+//
+// # Client-side throttling
+//
+// client-go throttles each client to 5 requests/s (burst 10) unless the
+// config says otherwise; an operator's caches, writes and leader election
+// easily need more. LoadConfig sets DefaultThrottle (20/s, burst 30, as
+// controller-runtime does), and manager.New sets it on a config that has
+// no throttling of its own; WithThrottle and manager.WithClientThrottle
+// choose another Throttle: ClientGoThrottle keeps client-go's, NoThrottle
+// turns it off for servers that protect themselves with API Priority and
+// Fairness (Kubernetes 1.29 and later). New uses its config as given.
+//
 // Everything in steady that talks to the API server gets its clients from a
 // Cluster, so there is one discovery cache and one REST client per API
 // group version in a process, however many informers and clients use them

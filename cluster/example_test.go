@@ -3,11 +3,15 @@
 // client (TestFactoryFindsKindsInstalledLater in
 // informer/integration_test.go, and every test of client_test.go) make a
 // Cluster the same way and run it against a local control plane.
-// ExampleKindOf makes no request, and runs.
+// ExampleKindOf and ExampleThrottle make no request, and run;
+// ExampleLoad and ExampleRegisterFlags depend on the machine they run on,
+// so they are compiled only, and load_test.go checks each source.
 package cluster_test
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"log"
 
@@ -28,7 +32,10 @@ import (
 // Everything made from one Cluster shares its discovery cache and its
 // REST clients.
 func ExampleNew() {
-	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	cfg, err := cluster.LoadConfig() // or a testenv.Environment's Config
+	if err != nil {
+		log.Fatal(err)
+	}
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil { // and your custom resources' AddToScheme
 		log.Fatal(err)
@@ -86,4 +93,45 @@ func ExampleKindOf() {
 	// Output:
 	// apiVersion: apps/v1 kind: Deployment
 	// apiVersion: v1 kind: ConfigMap
+}
+
+// An operator's main: --kubeconfig and --context on the command line, then
+// $KUBECONFIG, the pod's service account, ~/.kube/config.
+func ExampleRegisterFlags() {
+	kubeconfig := cluster.RegisterFlags(flag.CommandLine)
+	flag.Parse()
+	cfg, err := cluster.LoadConfig(kubeconfig)
+	if err != nil {
+		log.Fatal(err) // lists each source and why it was not used
+	}
+	fmt.Println("API server:", cfg.Host)
+}
+
+// Load says which source it used, for a program that prints it; a
+// program with a fallback of its own (a local control plane, say) tells
+// "nothing configured" from "configured but broken" with ErrNoConfig.
+func ExampleLoad() {
+	l, err := cluster.Load(cluster.WithThrottle(cluster.NoThrottle)) // the server's API Priority and Fairness is enough
+	switch {
+	case errors.Is(err, cluster.ErrNoConfig):
+		fmt.Println("no cluster configured:", err)
+		return
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Printf("using %s at %s\n", l, l.Config.Host) // e.g. using $KUBECONFIG (/home/me/.kube/kind), context "kind-dev" at https://127.0.0.1:6443
+}
+
+// The throttles steady names, and what a config without any gets.
+func ExampleThrottle() {
+	for _, t := range []cluster.Throttle{cluster.DefaultThrottle, cluster.ClientGoThrottle, cluster.NoThrottle} {
+		fmt.Println(t)
+	}
+	t, _ := cluster.ThrottleOf(&rest.Config{}) // client-go's default applies
+	fmt.Println("a bare rest.Config:", t)
+	// Output:
+	// 20 requests/s, burst 30
+	// 5 requests/s, burst 10
+	// off
+	// a bare rest.Config: 5 requests/s, burst 10
 }

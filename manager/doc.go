@@ -19,6 +19,13 @@
 // Reconcilers read through client.For clients over the manager's Factory,
 // and record Kubernetes Events through EventRecorderFor.
 //
+// The config usually comes from cluster.LoadConfig. Every request the
+// manager and its clients make is throttled on the client side as the
+// config says; a config that says nothing (QPS and Burst 0, no
+// RateLimiter) gets cluster.DefaultThrottle, 20 requests/s with a burst of
+// 30, rather than client-go's 5/s, which an operator's caches and writes
+// outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
+//
 // # Shutdown order
 //
 // Controllers stop first: they take no new request and wait for the

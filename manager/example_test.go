@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/manager"
@@ -33,11 +34,12 @@ import (
 // operator's, probes and metrics served, and two replicas of which only
 // the elected one reconciles.
 func ExampleNew() {
-	cfg, err := rest.InClusterConfig()
+	cfg, err := cluster.LoadConfig() // in the pod: its service account
 	if err != nil {
 		log.Fatal(err)
 	}
 	mgr, err := manager.New(cfg,
+		manager.WithClientThrottle(cluster.NoThrottle), // the server's API Priority and Fairness protects it
 		manager.WithNamespace("shop"),
 		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Secret"}, object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}),
 		manager.WithMetricsAddr(":8080"),
@@ -59,7 +61,7 @@ func ExampleNew() {
 // timeout, its source is the manager's shared informer, and the manager
 // starts it, on the leader only, once the caches run.
 func ExampleManager_ControllerOptions() {
-	var cfg *rest.Config // from clientcmd, rest.InClusterConfig or testenv
+	var cfg *rest.Config // from cluster.LoadConfig or testenv
 	mgr, err := manager.New(cfg)
 	if err != nil {
 		log.Fatal(err)

@@ -59,11 +59,25 @@ type Manager struct {
 	events   record.EventBroadcaster
 }
 
-// New returns a Manager for the cluster at cfg.
+// New returns a Manager for the cluster at cfg. It throttles its
+// requests as cfg says, or with cluster.DefaultThrottle when cfg says
+// nothing (see WithClientThrottle); cfg itself is not changed.
 func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	o, err := newOptions(opts)
 	if err != nil {
 		return nil, err
+	}
+	if cfg == nil {
+		return nil, errors.New("manager: nil rest.Config")
+	}
+	cfg = rest.CopyConfig(cfg)
+	switch {
+	case o.throttle != nil:
+		o.throttle.Apply(cfg)
+	case !cluster.HasThrottle(cfg):
+		// client-go would apply its 5/s, which a manager's caches, writes
+		// and leader election outgrow.
+		cluster.DefaultThrottle.Apply(cfg)
 	}
 	c, err := cluster.New(cfg, cluster.WithScheme(o.scheme))
 	if err != nil {

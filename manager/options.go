@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/object"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -30,6 +31,7 @@ type options struct {
 	leaderElection    *LeaderElection
 	cacheSyncTimeout  time.Duration
 	shutdownTimeout   time.Duration
+	throttle          *cluster.Throttle
 }
 
 // WithScheme sets the scheme that maps Go types to kinds (default
@@ -96,6 +98,18 @@ func WithCacheSyncTimeout(d time.Duration) Option { return func(o *options) { o.
 // done, for controllers to finish their reconciles; default 30 s.
 func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
 
+// WithClientThrottle sets the client-side throttling of every request the
+// manager, its caches and its clients make (see cluster.Throttle),
+// replacing the config's QPS, Burst and RateLimiter. Default: the
+// config's own, or cluster.DefaultThrottle (20 requests/s, burst 30) when
+// it has none (QPS and Burst 0, no RateLimiter), where client-go would
+// apply 5/s. cluster.ClientGoThrottle keeps client-go's default,
+// cluster.NoThrottle turns it off for servers with API Priority and
+// Fairness. A Throttle that fails Validate is an error of New.
+func WithClientThrottle(t cluster.Throttle) Option {
+	return func(o *options) { o.throttle = &t }
+}
+
 // LeaderElection configures the coordination.k8s.io Lease that elects the
 // replica that runs controllers, through client-go's leaderelection.
 type LeaderElection struct {
@@ -125,6 +139,11 @@ func newOptions(opts []Option) (*options, error) {
 		return nil, fmt.Errorf("manager: WithCacheSyncTimeout(%s): must be positive", o.cacheSyncTimeout)
 	case o.shutdownTimeout <= 0:
 		return nil, fmt.Errorf("manager: WithShutdownTimeout(%s): must be positive", o.shutdownTimeout)
+	}
+	if o.throttle != nil {
+		if err := o.throttle.Validate(); err != nil {
+			return nil, fmt.Errorf("manager: WithClientThrottle: %w", err)
+		}
 	}
 	if o.log.GetSink() == nil {
 		o.log = logr.Discard()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/steadyctl/steady/event"
@@ -37,4 +38,25 @@ func ExampleAnd() {
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "api", Labels: map[string]string{"tier": "backend"}}}
 	fmt.Println(p.Create(event.Create[*appsv1.Deployment]{Object: d}))
 	// Output: false
+}
+
+// A controller that cleans up after objects that stop matching must see
+// the update that removes their label; NewFilter and LabelSelector judge
+// the new object only and would hide it.
+func ExampleWasOrIs() {
+	mirrored := func(cm *corev1.ConfigMap) bool { return cm.Labels["mirror"] == "true" }
+	before := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "settings", Labels: map[string]string{"mirror": "true"}}}
+	after := before.DeepCopy()
+	delete(after.Labels, "mirror")
+	removal := event.Update[*corev1.ConfigMap]{ObjectOld: before, ObjectNew: after}
+
+	fmt.Println("NewFilter:", predicate.NewFilter(mirrored).Update(removal))
+	fmt.Println("WasOrIs:  ", predicate.WasOrIs(mirrored).Update(removal))
+	sel, _ := predicate.LabelSelector[*corev1.ConfigMap](metav1.LabelSelector{MatchLabels: map[string]string{"mirror": "true"}},
+		predicate.WithRemovals(true))
+	fmt.Println("LabelSelector with removals:", sel.Update(removal))
+	// Output:
+	// NewFilter: false
+	// WasOrIs:   true
+	// LabelSelector with removals: true
 }

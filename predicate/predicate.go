@@ -38,13 +38,21 @@ func (f Funcs[T]) Generic(e event.Generic[T]) bool { return f.GenericFunc == nil
 // event (the new object of an update). Events with a nil object are
 // dropped without calling keep. Because updates are judged by the new
 // object, the update that makes an object stop matching (a label removed)
-// is dropped too; a controller that must clean up then should also keep
-// updates whose old object matched (see examples/mirror's wasOrIs).
-func NewFilter[T object.Object](keep func(obj T) bool) Predicate[T] {
+// is dropped too; a controller that must clean up then uses WasOrIs.
+func NewFilter[T object.Object](keep func(obj T) bool) Predicate[T] { return filter(keep, false) }
+
+// WasOrIs is NewFilter that also passes an update whose old object
+// matched: the update that makes an object stop matching, often the very
+// event that must trigger clean-up (a source's label taken away, its
+// copies to delete). Creates, deletes and generic events pass when their
+// object matches; updates when either object does.
+func WasOrIs[T object.Object](match func(obj T) bool) Predicate[T] { return filter(match, true) }
+
+func filter[T object.Object](keep func(T) bool, orWas bool) Predicate[T] {
 	check := func(obj T) bool { return !event.IsNil(obj) && keep(obj) }
 	return Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return check(e.Object) },
-		UpdateFunc:  func(e event.Update[T]) bool { return check(e.ObjectNew) },
+		UpdateFunc:  func(e event.Update[T]) bool { return check(e.ObjectNew) || (orWas && check(e.ObjectOld)) },
 		DeleteFunc:  func(e event.Delete[T]) bool { return check(e.Object) },
 		GenericFunc: func(e event.Generic[T]) bool { return check(e.Object) },
 	}

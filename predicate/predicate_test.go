@@ -122,6 +122,16 @@ func TestLabelSelector(t *testing.T) {
 	if p.Update(event.Update[*corev1.ConfigMap]{ObjectOld: obj(), ObjectNew: obj(relabel)}) {
 		t.Fatal("update is judged on the new object")
 	}
+	removals, err := LabelSelector[*corev1.ConfigMap](metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, WithRemovals(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !removals.Update(event.Update[*corev1.ConfigMap]{ObjectOld: obj(), ObjectNew: obj(relabel)}) {
+		t.Fatal("WithRemovals(true): the update that removes the label was dropped")
+	}
+	if removals.Update(event.Update[*corev1.ConfigMap]{ObjectOld: obj(relabel), ObjectNew: obj(relabel, rv11)}) {
+		t.Fatal("WithRemovals(true): an update of an object that never matched passed")
+	}
 	_, err = LabelSelector[*corev1.ConfigMap](metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Sideways"}}})
 	if err == nil || !strings.Contains(err.Error(), "Sideways") {
 		t.Fatalf("invalid selector: %v", err)
@@ -155,5 +165,36 @@ func TestCombinators(t *testing.T) {
 	Or(yes, counting).Create(e)
 	if calls != 0 {
 		t.Fatalf("And/Or must stop at the first decisive answer; later predicate ran %d times", calls)
+	}
+}
+
+func TestWasOrIs(t *testing.T) {
+	type CM = *corev1.ConfigMap
+	web := func(c CM) bool { return c.Labels["app"] == "web" }
+	p := WasOrIs(web)
+	for _, tc := range []struct {
+		name     string
+		old, new CM
+		want     bool
+	}{
+		{"matches before and after", obj(), obj(rv11), true},
+		{"label added", obj(relabel), obj(), true},
+		{"label removed", obj(), obj(relabel), true},
+		{"never matched", obj(relabel), obj(relabel, rv11), false},
+		{"old missing, new matches", nil, obj(), true},
+		{"old matched, new missing", obj(), nil, true},
+		{"both missing", nil, nil, false},
+	} {
+		if got := p.Update(event.Update[CM]{ObjectOld: tc.old, ObjectNew: tc.new}); got != tc.want {
+			t.Errorf("%s: Update = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !p.Create(event.Create[CM]{Object: obj()}) || p.Create(event.Create[CM]{Object: obj(relabel)}) ||
+		!p.Delete(event.Delete[CM]{Object: obj()}) || p.Delete(event.Delete[CM]{Object: obj(relabel)}) ||
+		!p.Generic(event.Generic[CM]{Object: obj()}) || p.Generic(event.Generic[CM]{Object: obj(relabel)}) {
+		t.Fatal("creates, deletes and generic events must pass exactly when their object matches")
+	}
+	if NewFilter(web).Update(event.Update[CM]{ObjectOld: obj(), ObjectNew: obj(relabel)}) {
+		t.Fatal("NewFilter passed the removal: it judges the new object only")
 	}
 }

@@ -5,10 +5,11 @@
 // cleans up behind a finalizer when the Foo is deleted.
 //
 // It installs Foo's CustomResourceDefinition, then runs its story in a fresh
-// namespace of the cluster in $KUBECONFIG when that is set, and otherwise of
-// a local control plane (etcd + kube-apiserver) it starts itself:
+// namespace of the cluster cluster.LoadConfig finds (--kubeconfig,
+// $KUBECONFIG, in-cluster, ~/.kube/config), and otherwise, or with -local,
+// of a local control plane (etcd + kube-apiserver) it starts itself:
 //
-//	go run ./examples/foo
+//	go run ./examples/foo [-local]
 package main
 
 import (

@@ -7,10 +7,11 @@
 // into requests for source ConfigMaps, and a cache index (the counterpart of
 // controller-runtime's field index) finds every copy of a source.
 //
-// It runs against the cluster in $KUBECONFIG when that is set, and otherwise
+// It runs against the cluster cluster.LoadConfig finds (--kubeconfig,
+// $KUBECONFIG, in-cluster, ~/.kube/config), and otherwise, or with -local,
 // starts a local control plane (etcd + kube-apiserver) of its own:
 //
-//	go run ./examples/mirror
+//	go run ./examples/mirror [-local]
 package main
 
 import (

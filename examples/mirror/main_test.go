@@ -12,6 +12,7 @@ import (
 
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/predicate"
 )
 
 // TestMain checks that the example leaves no goroutine behind; the tests
@@ -91,8 +92,9 @@ func TestMapFunctionsAndIndex(t *testing.T) {
 		}
 	}
 
-	// A source that loses its label must still reach the reconciler.
-	p := wasOrIs(o.isSource)
+	// A source that loses its label must still reach the reconciler, through
+	// the filter newOperator puts in front of it.
+	p := predicate.WasOrIs(o.isSource)
 	src, plain := cm(with(enabledLabel), ""), cm(scope, "")
 	if !p.Update(event.Update[*corev1.ConfigMap]{ObjectOld: src, ObjectNew: plain}) {
 		t.Error("the update that removes the enabled label was filtered out")

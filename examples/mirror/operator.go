@@ -19,7 +19,6 @@ import (
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/controller"
-	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
@@ -91,12 +90,16 @@ func newOperator(m *manager.Manager, scope labels.Set, out io.Writer) (*operator
 
 	// Copies live in other namespaces than their source, and owner
 	// references cannot cross namespaces: Owns cannot find the source of a
-	// copy, so a map function reads it from the copy's annotation.
+	// copy, so a map function reads it from the copy's annotation. Each
+	// input is filtered with predicate.WasOrIs, not NewFilter: the update
+	// that takes a source's, copy's or target's label away is the very
+	// event that must delete copies, and NewFilter, which judges the new
+	// object only, would hide it.
 	err = builder.ControllerManagedBy(m).Named("mirror").
-		For(builder.Kind(&corev1.ConfigMap{}, wasOrIs(o.isSource))).
-		Watches(builder.Handle(&corev1.ConfigMap{}, handler.EnqueueFunc(o.sourceOfCopy), wasOrIs(o.isCopy))).
+		For(builder.Kind(&corev1.ConfigMap{}, predicate.WasOrIs(o.isSource))).
+		Watches(builder.Handle(&corev1.ConfigMap{}, handler.EnqueueFunc(o.sourceOfCopy), predicate.WasOrIs(o.isCopy))).
 		Watches(builder.Handle(&corev1.Namespace{}, handler.EnqueueFunc(o.sourcesForNamespace),
-			wasOrIs(o.isTarget), predicate.LabelsChanged[*corev1.Namespace]())).
+			predicate.WasOrIs(o.isTarget), predicate.LabelsChanged[*corev1.Namespace]())).
 		Complete(o)
 	if err != nil {
 		return nil, err
@@ -112,20 +115,6 @@ func (o *operator) isTarget(ns *corev1.Namespace) bool {
 }
 func (o *operator) isCopy(cm *corev1.ConfigMap) bool {
 	return o.copies.Matches(labels.Set(cm.Labels)) && cm.Annotations[sourceAnnotation] != ""
-}
-
-// wasOrIs passes the events of objects that match, and the updates of
-// objects that matched before: predicate.NewFilter looks only at the new
-// object, so it would hide the update that takes a source's label away —
-// the very event that must delete its copies.
-func wasOrIs[T object.Object](match func(T) bool) predicate.Predicate[T] {
-	ok := func(obj T) bool { return !event.IsNil(obj) && match(obj) }
-	return predicate.Funcs[T]{
-		CreateFunc:  func(e event.Create[T]) bool { return ok(e.Object) },
-		UpdateFunc:  func(e event.Update[T]) bool { return ok(e.ObjectOld) || ok(e.ObjectNew) },
-		DeleteFunc:  func(e event.Delete[T]) bool { return ok(e.Object) },
-		GenericFunc: func(e event.Generic[T]) bool { return ok(e.Object) },
-	}
 }
 
 // indexBySource is the index function: a copy's value is its source's key

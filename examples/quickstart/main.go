@@ -5,10 +5,12 @@
 // writes status triggers an update event, which reconciles again, which
 // writes status again — and how predicate.GenerationChanged breaks that loop.
 //
-// It runs against the cluster in $KUBECONFIG when that is set, and otherwise
-// starts a local control plane (etcd + kube-apiserver) of its own:
+// It runs against the cluster cluster.LoadConfig finds (--kubeconfig,
+// $KUBECONFIG, in-cluster, ~/.kube/config; --context picks a context), in
+// a namespace of its own that it deletes afterwards, and otherwise, or
+// with -local, starts a local control plane (etcd + kube-apiserver):
 //
-//	go run ./examples/quickstart
+//	go run ./examples/quickstart [-local] [--kubeconfig path] [--context name]
 package main
 
 import (
@@ -35,5 +37,6 @@ func play(ctx context.Context, cfg *rest.Config, out io.Writer) error {
 	fmt.Fprintf(out, "\nsummary:\n")
 	fmt.Fprintf(out, "  with GenerationChanged: %d reconciles for %d spec versions — it settles\n", s.WithPredicate, s.SpecVersions)
 	fmt.Fprintf(out, "  without a predicate:    %d reconciles in %s, still going — every status write triggers the next\n", s.WithoutPredicate, s.LoopWindow)
+	fmt.Fprintf(out, "  (client-side throttling: %s)\n", s.Throttle)
 	return nil
 }

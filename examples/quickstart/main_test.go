@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/examples/internal/demo"
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -18,9 +21,43 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // checks its lesson: with GenerationChanged the reconciler settles at about
 // one reconcile per spec version; without it, it loops.
 func TestQuickstart(t *testing.T) {
-	ctx := context.Background()
 	var out bytes.Buffer
-	s, err := run(ctx, testkit.Env(t).Config, &out, 2*time.Second)
+	s := playStory(t, testkit.Env(t).Config, &out)
+	if !strings.Contains(out.String(), "client-side throttling: off") {
+		t.Errorf("the local control plane's config turns throttling off, and the output should say so:\n%s", out.String())
+	}
+	t.Logf("own control plane: %d reconciles without a predicate in %s, throttling %s", s.WithoutPredicate, s.LoopWindow, s.Throttle)
+}
+
+// TestQuickstartThroughKubeconfig runs it as a user with a kubeconfig does:
+// $KUBECONFIG names the local control plane's kubeconfig file, and the demo
+// loads it with cluster.Load. The story is the same; the loop runs at
+// steady's default throttling, and the output says so.
+func TestQuickstartThroughKubeconfig(t *testing.T) {
+	env := testkit.Env(t)
+	t.Setenv("KUBECONFIG", env.KubeconfigPath)
+	var out bytes.Buffer
+	cfg, stop, err := demo.Config(context.Background(), &out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if !strings.Contains(out.String(), "using the cluster of $KUBECONFIG ("+env.KubeconfigPath+")") {
+		t.Fatalf("the demo does not say it uses $KUBECONFIG:\n%s", out.String())
+	}
+	s := playStory(t, cfg, &out)
+	if !strings.Contains(out.String(), "client-side throttling: 20 requests/s, burst 30 (steady's default") {
+		t.Errorf("output does not say which throttling applies:\n%s", out.String())
+	}
+	t.Logf("via $KUBECONFIG: %d reconciles without a predicate in %s, throttling %s", s.WithoutPredicate, s.LoopWindow, s.Throttle)
+}
+
+// playStory runs the story and checks its lesson: with GenerationChanged the
+// reconciler settles at about one reconcile per spec version; without it,
+// it loops.
+func playStory(t *testing.T, cfg *rest.Config, out *bytes.Buffer) summary {
+	t.Helper()
+	s, err := run(context.Background(), cfg, out, 2*time.Second)
 	if err != nil {
 		t.Fatalf("%v\noutput:\n%s", err, out.String())
 	}
@@ -33,4 +70,5 @@ func TestQuickstart(t *testing.T) {
 	if !strings.Contains(out.String(), "scaled web to 2 replicas") {
 		t.Fatalf("output does not tell the story:\n%s", out.String())
 	}
+	return s
 }

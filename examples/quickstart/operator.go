@@ -9,13 +9,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/examples/internal/demo"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/predicate"
@@ -28,6 +28,7 @@ type summary struct {
 	SpecVersions     int64 // generations "web" went through
 	WithoutPredicate int32 // reconciles of "web-loop" within LoopWindow
 	LoopWindow       time.Duration
+	Throttle         string // the operator's client-side throttling, which bounds the loop
 }
 
 // reconciler writes what it saw into the Deployment's status: the
@@ -50,11 +51,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}}
 		return nil
 	})
-	if apierrors.IsNotFound(err) {
-		return reconcile.Result{}, nil // deleted: nothing to do
-	}
 	if err != nil {
-		return reconcile.Result{}, err
+		return reconcile.Result{}, client.IgnoreNotFound(err) // deleted: nothing to do
 	}
 	if !r.quiet {
 		fmt.Fprintf(r.out, "  reconcile #%d of %s: generation %d, status written\n", n, req.Name, d.Generation)
@@ -83,6 +81,8 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer, loopWindow time.D
 	if err != nil {
 		return summary{}, err
 	}
+	s := summary{LoopWindow: loopWindow, Throttle: throttling(mgr.Cluster().Config())}
+	fmt.Fprintf(out, "client-side throttling: %s\n", s.Throttle)
 	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
 	if err != nil {
 		return summary{}, err
@@ -129,7 +129,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer, loopWindow time.D
 		return summary{}, err
 	}
 	time.Sleep(loopWindow) // give a loop, if there were one, time to show
-	s := summary{WithPredicate: good.count.Load(), SpecVersions: web.Generation, LoopWindow: loopWindow}
+	s.WithPredicate, s.SpecVersions = good.count.Load(), web.Generation
 
 	fmt.Fprintln(out, "\n2. the same reconciler without a predicate:")
 	if _, err := cs.AppsV1().Deployments(ns).Create(ctx, newDeployment("web-loop"), metav1.CreateOptions{}); err != nil {
@@ -172,4 +172,21 @@ func waitObserved(ctx context.Context, c *kubernetes.Clientset, ns, name string,
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// throttling says how many requests a second the operator's clients may
+// send (see cluster.Throttle): each turn of the loop of step 2 is a status
+// write, so it spins at most that fast. A kubeconfig's cluster gets
+// steady's default; the local control plane's config turns throttling off.
+func throttling(cfg *rest.Config) string {
+	t, ok := cluster.ThrottleOf(cfg)
+	switch {
+	case !ok:
+		return "the config's own rate limiter"
+	case t == cluster.NoThrottle:
+		return "off (the config says QPS -1): only the API server slows a loop"
+	case t == cluster.DefaultThrottle:
+		return t.String() + " (steady's default, cluster.DefaultThrottle): a loop makes at most that many writes a second"
+	}
+	return t.String()
 }

@@ -2,6 +2,8 @@ package demo
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,24 +14,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/testenv"
 )
 
-// Config returns the cluster of $KUBECONFIG, or starts a local one and a
-// function that stops it. It says which on out.
-func Config(ctx context.Context, out io.Writer) (cfg *rest.Config, stop func(), err error) {
-	if path := os.Getenv("KUBECONFIG"); path != "" {
-		cfg, err := clientcmd.BuildConfigFromFlags("", path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("loading KUBECONFIG %s: %w", path, err)
+// Config returns the cluster cluster.Load finds (--kubeconfig and
+// --context, $KUBECONFIG, the in-cluster config, ~/.kube/config, in that
+// order), or, when it finds none or local is true, starts a local control
+// plane and returns a function that stops it. It says which on out.
+func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.LoadOption) (cfg *rest.Config, stop func(), err error) {
+	if !local {
+		l, err := cluster.Load(opts...)
+		if err == nil {
+			fmt.Fprintf(out, "using the cluster of %s at %s (-local runs a control plane of its own instead)\n", l, l.Config.Host)
+			return l.Config, func() {}, nil
 		}
-		fmt.Fprintf(out, "using the cluster in KUBECONFIG (%s)\n", cfg.Host)
-		return cfg, func() {}, nil
+		if !errors.Is(err, cluster.ErrNoConfig) {
+			// A cluster was named but cannot be used: say so, rather
+			// than run somewhere else.
+			return nil, nil, err
+		}
+		fmt.Fprintln(out, "no cluster config (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/config): starting a local control plane (etcd + kube-apiserver)…")
+	} else {
+		fmt.Fprintln(out, "-local: starting a local control plane (etcd + kube-apiserver)…")
 	}
-	fmt.Fprintln(out, "KUBECONFIG is not set: starting a local control plane (etcd + kube-apiserver)…")
 	env, err := testenv.Start(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -38,14 +48,18 @@ func Config(ctx context.Context, out io.Writer) (cfg *rest.Config, stop func(), 
 	return env.Config, func() { _ = env.Stop() }, nil
 }
 
-// Main runs an example's main: play gets a context cancelled on SIGINT or
+// Main runs an example's main: it parses the command line (--kubeconfig,
+// --context, -local), and play gets a context cancelled on SIGINT or
 // SIGTERM, a cluster (see Config) and standard output safe for concurrent
 // writers. If play fails, Main prints the error and exits with status 1.
 func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.Writer) error) {
+	load := cluster.RegisterFlags(flag.CommandLine)
+	local := flag.Bool("local", false, "start a local control plane even when a cluster config is found")
+	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := func() error {
 		out := LockedWriter(os.Stdout)
-		cfg, stop, err := Config(ctx, out)
+		cfg, stop, err := Config(ctx, out, *local, load)
 		if err != nil {
 			return err
 		}
