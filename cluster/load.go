@@ -68,11 +68,19 @@ type loadOptions struct {
 	context    string
 	throttle   Throttle
 	flags      []func(*loadOptions) // read at load time: flags are parsed after RegisterFlags
+	sources    []Source             // nil: all, in order
 
 	// Where in-cluster credentials and the home directory are; tests point
 	// them at temporary files.
 	inClusterDir string
 	home         func() (string, error)
+}
+
+// WithSources makes LoadConfig look at these sources only, still in its
+// order: a tool that must not touch a cluster the user did not name, say,
+// leaves out SourceHome and SourceInCluster. An unknown source is an error.
+func WithSources(sources ...Source) LoadOption {
+	return func(o *loadOptions) { o.sources = append([]Source{}, sources...) }
 }
 
 // WithKubeconfig loads the kubeconfig file at path, the value of a
@@ -159,9 +167,19 @@ func Load(opts ...LoadOption) (Loaded, error) {
 	if err := o.throttle.Validate(); err != nil {
 		return Loaded{}, fmt.Errorf("cluster: WithThrottle: %w", err)
 	}
+	wanted := map[Source]bool{}
+	for _, src := range o.sources {
+		if _, ok := loaders[src]; !ok {
+			return Loaded{}, fmt.Errorf("cluster: WithSources: unknown source %q", src)
+		}
+		wanted[src] = true
+	}
 	var skipped []string
-	for _, try := range []func(*loadOptions) (Loaded, string, error){fromFlag, fromEnv, fromInCluster, fromHome} {
-		l, why, err := try(&o)
+	for _, src := range order {
+		if len(wanted) > 0 && !wanted[src] {
+			continue
+		}
+		l, why, err := loaders[src](&o)
 		if why != "" {
 			skipped = append(skipped, why)
 			continue
@@ -173,6 +191,13 @@ func Load(opts ...LoadOption) (Loaded, error) {
 		return l, nil
 	}
 	return Loaded{}, fmt.Errorf("cluster: %w; tried, in order: %s", ErrNoConfig, strings.Join(skipped, "; "))
+}
+
+// order is LoadConfig's order of sources.
+var order = []Source{SourceFlag, SourceEnv, SourceInCluster, SourceHome}
+
+var loaders = map[Source]func(*loadOptions) (Loaded, string, error){
+	SourceFlag: fromFlag, SourceEnv: fromEnv, SourceInCluster: fromInCluster, SourceHome: fromHome,
 }
 
 func skippedBefore(skipped []string) string {

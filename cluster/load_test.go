@@ -274,3 +274,25 @@ func TestLoadThrottle(t *testing.T) {
 		}
 	}
 }
+
+// WithSources leaves out the sources a tool must not use unasked: with the
+// home file left out, a machine that has only ~/.kube/config has no config.
+func TestLoadWithSources(t *testing.T) {
+	m := newMachine(t)
+	m.homeConfig("home", "home")
+	t.Setenv("KUBECONFIG", "")
+	if l, err := m.load(); err != nil || l.Source != SourceHome {
+		t.Fatalf("all sources: %v (%v), want %s", l, err, SourceHome)
+	}
+	_, err := m.load(WithSources(SourceFlag, SourceEnv, SourceInCluster))
+	if !errors.Is(err, ErrNoConfig) || strings.Contains(err.Error(), string(SourceHome)) {
+		t.Fatalf("without %s: %v, want ErrNoConfig not mentioning it", SourceHome, err)
+	}
+	flagged := m.kubeconfig(filepath.Join(t.TempDir(), "flag"), "flag", "flag")
+	if l, err := m.load(WithSources(SourceFlag), WithKubeconfig(flagged)); err != nil || l.Source != SourceFlag {
+		t.Fatalf("flag only: %v (%v)", l, err)
+	}
+	if _, err := m.load(WithSources("~/elsewhere")); err == nil || !strings.Contains(err.Error(), "~/elsewhere") {
+		t.Fatalf("an unknown source: %v", err)
+	}
+}

@@ -20,12 +20,16 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
-// Config returns the cluster cluster.Load finds (--kubeconfig and
-// --context, $KUBECONFIG, the in-cluster config, ~/.kube/config, in that
-// order), or, when it finds none or local is true, starts a local control
-// plane and returns a function that stops it. It says which on out.
+// Config returns the cluster cluster.Load finds in the sources a user names
+// on purpose (--kubeconfig and --context, $KUBECONFIG, or the in-cluster
+// config when it runs in a pod), or, when it finds none or local is true,
+// starts a local control plane and returns a function that stops it. It
+// says which on out. ~/.kube/config is not looked at: a demo must not
+// create objects in whatever cluster the user last talked to; pass
+// --kubeconfig ~/.kube/config to use it.
 func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.LoadOption) (cfg *rest.Config, stop func(), err error) {
 	if !local {
+		opts = append([]cluster.LoadOption{cluster.WithSources(cluster.SourceFlag, cluster.SourceEnv, cluster.SourceInCluster)}, opts...)
 		l, err := cluster.Load(opts...)
 		if err == nil {
 			fmt.Fprintf(out, "using the cluster of %s at %s (-local runs a control plane of its own instead)\n", l, l.Config.Host)
@@ -36,7 +40,7 @@ func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.Load
 			// than run somewhere else.
 			return nil, nil, err
 		}
-		fmt.Fprintln(out, "no cluster config (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/config): starting a local control plane (etcd + kube-apiserver)…")
+		fmt.Fprintln(out, "no --kubeconfig, $KUBECONFIG or in-cluster config: starting a local control plane (etcd + kube-apiserver)…")
 	} else {
 		fmt.Fprintln(out, "-local: starting a local control plane (etcd + kube-apiserver)…")
 	}
