@@ -202,7 +202,7 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 }
 
 // HasSynced reports whether the cache holds the first complete list.
-func (inf *Informer[T]) HasSynced() bool { return inf.fifo.HasSynced() }
+func (inf *Informer[T]) HasSynced() bool { return inf.sync.synced.Load() }
 
 // LastSyncResourceVersion returns the resourceVersion the cache reflects:
 // every change (and watch bookmark) up to it has been applied to the cache

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
@@ -12,11 +13,13 @@ import (
 // syncState tracks an informer's way to its first complete list, for readers
 // that must not answer from an empty cache.
 type syncState struct {
+	// synced is the informer's HasSynced: read on every client read, so
+	// without the lock; written under it, so waiters see it with the rest.
+	synced  atomic.Bool
 	mu      sync.Mutex
 	started bool
-	synced  bool
 	lastErr error         // the latest list/watch error before the first sync
-	changed chan struct{} // closed and replaced whenever one of the above changes
+	changed chan struct{} // closed and replaced whenever synced or the above changes
 }
 
 func newSyncState() *syncState { return &syncState{changed: make(chan struct{})} }
@@ -33,14 +36,14 @@ func (s *syncState) update(fn func(*syncState)) {
 func (s *syncState) setStarted() { s.update(func(s *syncState) { s.started = true }) }
 
 func (s *syncState) setSynced() {
-	s.update(func(s *syncState) { s.synced, s.lastErr = true, nil })
+	s.update(func(s *syncState) { s.synced.Store(true); s.lastErr = nil })
 }
 
 // setError records a list or watch error; once synced they no longer matter
 // to readers (the cache stays authoritative up to its resourceVersion).
 func (s *syncState) setError(err error) {
 	s.update(func(s *syncState) {
-		if !s.synced {
+		if !s.synced.Load() {
 			s.lastErr = err
 		}
 	})
@@ -71,7 +74,7 @@ func (inf *Informer[T]) SyncError() error {
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	for {
 		inf.sync.mu.Lock()
-		started, synced, lastErr, changed := inf.sync.started, inf.sync.synced, inf.sync.lastErr, inf.sync.changed
+		started, synced, lastErr, changed := inf.sync.started, inf.sync.synced.Load(), inf.sync.lastErr, inf.sync.changed
 		inf.sync.mu.Unlock()
 		switch {
 		case synced:
@@ -110,7 +113,7 @@ func permanent(err error) bool {
 // readers must not wait for it.
 func (s *syncState) stopped() {
 	s.update(func(s *syncState) {
-		if !s.synced {
+		if !s.synced.Load() {
 			s.started = false
 		}
 	})

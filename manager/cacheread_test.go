@@ -164,16 +164,24 @@ func serviceAccount(t *testing.T, ns string, rules ...rbacv1.PolicyRule) *rest.C
 
 var readConfigMaps = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list", "watch"}}
 
+// operatorManager returns a manager restricted to a fresh namespace, acting
+// as a service account that may read ConfigMaps there and nothing else,
+// with its health endpoints on a free port.
+func operatorManager(t *testing.T) (*manager.Manager, string) {
+	t.Helper()
+	ns := testkit.Namespace(t, "mgr-")
+	m, err := manager.New(serviceAccount(t, ns, readConfigMaps), manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ns
+}
+
 // Under a namespaced manager, a client asked for "" caches the manager's
 // namespace, which namespace-scoped RBAC allows, and opens no cluster-wide
 // watch; a client for another namespace is refused at construction.
 func TestNamespacedManagerScopesEveryCache(t *testing.T) {
-	ns := testkit.Namespace(t, "mgr-")
-	cfg := serviceAccount(t, ns, readConfigMaps)
-	m, err := manager.New(cfg, manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, ns := operatorManager(t)
 	configMaps, err := client.For[*corev1.ConfigMap](m.Factory(), "")
 	if err != nil {
 		t.Fatal(err)
@@ -213,12 +221,7 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 // NotFound that would make a reconciler act as if the object were gone.
 // /readyz says why the cache is not ready.
 func TestReadOfForbiddenKindNamesKindAndReason(t *testing.T) {
-	ns := testkit.Namespace(t, "mgr-")
-	cfg := serviceAccount(t, ns, readConfigMaps)
-	m, err := manager.New(cfg, manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, ns := operatorManager(t)
 	secrets, err := client.For[*corev1.Secret](m.Factory(), "")
 	if err != nil {
 		t.Fatal(err)
