@@ -7,7 +7,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -20,9 +19,11 @@ import (
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
 // informer cache and writes them to the API server. It implements
-// Interface[T].
+// Interface[T]. For returns one of typed objects; ForUnstructured and
+// ForMetadata of any kind as *unstructured.Unstructured and
+// *metav1.PartialObjectMetadata.
 type Client[T object.Object] struct {
-	inf        *informer.Informer[T]
+	inf        *informer.Informer[T] // nil for an uncached kind: reads go live
 	rest       rest.Interface
 	params     runtime.ParameterCodec
 	scheme     *runtime.Scheme
@@ -30,52 +31,45 @@ type Client[T object.Object] struct {
 	resource   schema.GroupResource
 	namespaced bool
 	newObj     func() T
+	newList    func() (runtime.Object, error) // for live lists
+	form       form
+	scope      []string        // the namespaces reads may name; nil for any
 	wait       time.Duration   // the factory's sync timeout
 	started    <-chan struct{} // closed once the factory runs its informers
 }
 
 // For returns a Client for T over the factory's shared informer of T in
-// namespace: "" for the factory's namespace (all namespaces when it is not
-// restricted, see informer.WithNamespace) and for cluster-scoped kinds;
-// another namespace than a restricted factory's is an error;
-// informer.AllNamespaces asks for a cluster-wide cache explicitly. The
-// informer runs with the factory; its REST client comes from the
-// factory's cluster.
+// namespace: "" for the namespaces the factory caches T in (all
+// namespaces unless restricted, see informer.WithNamespaces and
+// informer.WithKind) and for cluster-scoped kinds; a namespace outside a
+// restricted factory's is an error; informer.AllNamespaces asks for a
+// cluster-wide cache explicitly. The informer runs with the factory; its
+// REST client comes from the factory's cluster. For a kind the factory
+// does not cache (informer.KindOptions.Uncached) no informer is made: the
+// client reads from the API server, in the same namespaces.
 func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], error) {
 	c := f.Cluster()
 	gvk, err := cluster.KindOf[T](c)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	mapping, err := c.RESTMapping(gvk)
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	rc, err := c.RESTClientFor(gvk.GroupVersion())
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	inf, err := informer.For[T](f, namespace, object.Selector{})
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	elem := reflect.TypeFor[T]().Elem()
-	return &Client[T]{
-		inf:        inf,
-		rest:       rc,
-		params:     c.ParameterCodec(),
-		scheme:     c.Scheme(),
-		gvk:        gvk,
-		resource:   mapping.Resource.GroupResource(),
-		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
-		newObj:     func() T { return reflect.New(elem).Interface().(T) },
-		wait:       f.SyncTimeout(),
-		started:    f.Started(),
-	}, nil
+	scheme, elem := c.Scheme(), reflect.TypeFor[T]().Elem()
+	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	return newClient(f, gvk, namespace, access[T]{
+		form:    formTyped,
+		rest:    c.RESTClientFor,
+		params:  c.ParameterCodec(),
+		newObj:  func() T { return reflect.New(elem).Interface().(T) },
+		newList: func() (runtime.Object, error) { return scheme.New(listGVK) },
+		informer: func(namespace string) (*informer.Informer[T], error) {
+			return informer.For[T](f, namespace, object.Selector{})
+		},
+	})
 }
 
 // Informer returns the shared informer the client reads from, to watch it
-// in a controller or add indexes to it.
+// in a controller or add indexes to it; nil for a kind the factory does
+// not cache (informer.KindOptions.Uncached).
 func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
 
 // Get returns the cached object namespace/name (namespace "" for
@@ -89,21 +83,30 @@ func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) 
 	if err := c.readable(ctx, namespace); err != nil {
 		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
+	if c.inf == nil {
+		return c.getLive(ctx, namespace, name)
+	}
 	if obj, ok := c.inf.Cache().Get(namespace, name); ok {
 		return obj, nil
 	}
 	return zero, apierrors.NewNotFound(c.resource, name)
 }
 
-// readable returns an error if the cache cannot answer for namespace ("" for
-// all namespaces): because it holds another namespace only, or because its
+// readable returns an error if the client cannot answer for namespace:
+// because it is outside the client's namespaces, or because its cache's
 // first list is not complete after waiting for it, at most the factory's
 // sync timeout.
 func (c *Client[T]) readable(ctx context.Context, namespace string) error {
-	if ns := c.inf.Namespace(); ns != "" && namespace != ns {
-		return fmt.Errorf("the cache holds namespace %q only (informer %s)", ns, c.inf.Name())
+	if err := c.inScope(namespace); err != nil {
+		return err
 	}
-	if c.inf.HasSynced() {
+	return c.synced(ctx)
+}
+
+// synced waits for the cache's first list (see readable); an uncached
+// client has nothing to wait for.
+func (c *Client[T]) synced(ctx context.Context) error {
+	if c.inf == nil || c.inf.HasSynced() {
 		return nil
 	}
 	select {

@@ -186,8 +186,8 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := configMaps.Informer().Namespace(); got != ns {
-		t.Fatalf("client for \"\" caches namespace %q, want the manager's %q", got, ns)
+	if got := configMaps.Informer().Namespaces(); len(got) != 1 || got[0] != ns {
+		t.Fatalf("client for \"\" caches namespaces %q, want the manager's %q", got, ns)
 	}
 	_, err = client.For[*corev1.ConfigMap](m.Factory(), "kube-system")
 	if err == nil || !strings.Contains(err.Error(), `"kube-system"`) || !strings.Contains(err.Error(), fmt.Sprintf("%q", ns)) {
