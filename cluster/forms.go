@@ -47,7 +47,9 @@ const metadataAccept = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;
 // PartialObjectMetadata that returns a list (a DELETE of a collection).
 type metadataREST struct{ rest.Interface }
 
-func (m metadataREST) Get() *rest.Request { return m.Interface.Get().SetHeader("Accept", metadataAccept) }
+func (m metadataREST) Get() *rest.Request {
+	return m.Interface.Get().SetHeader("Accept", metadataAccept)
+}
 
 func (m metadataREST) Patch(pt types.PatchType) *rest.Request {
 	return m.Interface.Patch(pt).SetHeader("Accept", metadataAccept)

@@ -19,6 +19,18 @@
 // Reconcilers read through client.For clients over the manager's Factory,
 // and record Kubernetes Events through EventRecorderFor.
 //
+// # What is cached
+//
+// By default every kind a controller watches or a client reads is cached
+// cluster-wide. WithNamespace restricts the caches to the operator's
+// namespace, WithNamespaces to a set of namespaces (one informer per kind,
+// fed by a watch per namespace), so that RBAC granted per namespace
+// suffices. WithKind sets one kind's own namespaces, selector and
+// transform, or leaves it uncached: clients then read it from the API
+// server, and the operator needs no list or watch permission on it (see
+// informer.KindOptions and package client). WithDefaultSelectors is the
+// selector-only shorthand.
+//
 // The config usually comes from cluster.LoadConfig. Every request the
 // manager and its clients make is throttled on the client side as the
 // config says; a config that says nothing (QPS and Burst 0, no
