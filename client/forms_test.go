@@ -250,7 +250,7 @@ func TestUnstructuredClient(t *testing.T) {
 		"metadata": map[string]any{"name": "g", "namespace": ns},
 		"spec":     map[string]any{"size": int64(1)},
 	}}
-	if g, err = gadgets.Create(ctx, g); err != nil {
+	if _, err = gadgets.Create(ctx, g); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := gadgets.Modify(ctx, ns, "g", func(u *unstructured.Unstructured) error {

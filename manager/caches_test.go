@@ -132,30 +132,7 @@ func TestUncachedKindNeedsOnlyGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := make(chan error, 1)
-	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-		s, err := secrets.Get(ctx, req.Namespace, "app")
-		if err == nil && string(s.Data["password"]) != "x" {
-			err = fmt.Errorf("read Secret app with data %q", s.Data)
-		}
-		select {
-		case first <- err:
-		default:
-		}
-		return reconcile.Result{}, nil
-	})
-	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
-		t.Fatal(err)
-	}
-	start(t, m)
-	select {
-	case err := <-first:
-		if err != nil {
-			t.Fatalf("first reconcile: %v", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("no reconcile within 60s")
-	}
+	firstReconcileReadsSecret(t, m, func() (*client.Client[*corev1.Secret], error) { return secrets, nil })
 	if secrets.Informer() != nil {
 		t.Fatal("an uncached kind's client has an informer")
 	}
