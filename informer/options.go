@@ -79,8 +79,9 @@ func WithNamespace(namespace string) Option {
 // It is the option for an operator whose RBAC grants a few namespaces,
 // not the cluster. An empty list, an empty or invalid name, a name given
 // twice, or AllNamespaces beside names is an error of NewFactory;
-// WithNamespaces(AllNamespaces) is the default. WithKind overrides it for
-// one kind. Factory only.
+// WithNamespaces(AllNamespaces) is the default; of WithNamespace and
+// WithNamespaces, the last given wins. WithKind overrides it for one kind.
+// Factory only.
 func WithNamespaces(namespaces ...string) Option {
 	return func(o *options) {
 		o.namespaces = append([]string{}, namespaces...) // non-nil: given
