@@ -141,33 +141,6 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 	}
 }
 
-func TestEventRecorderDeliversEvents(t *testing.T) {
-	ns, cs := testkit.Namespace(t, "mgr-"), testkit.Clientset(t)
-	createConfigMaps(t, ns, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := m.EventRecorderFor("tester")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm-0", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := start(t, m)
-	rec.Event(cm, corev1.EventTypeWarning, "Testing", "hello from the recorder")
-	testkit.Eventually(t, 20*time.Second, "the event stored", func() bool {
-		evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
-		return err == nil && len(evs.Items) == 1 && evs.Items[0].Reason == "Testing" &&
-			evs.Items[0].Source.Component == "tester" && evs.Items[0].InvolvedObject.Name == "cm-0"
-	})
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestSelectorsRestrictCaches(t *testing.T) {
 	env, cs, ns := testkit.Env(t), testkit.Clientset(t), testkit.Namespace(t, "mgr-")
 	createConfigMaps(t, ns, 2)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -13,42 +14,86 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
+// The manager's HTTP endpoints, in the order of Manager.addrs.
+const (
+	slotMetrics = iota
+	slotHealth
+	slotPprof
+	slots
+)
+
+// endpoint is one HTTP listener the options ask for.
+type endpoint struct {
+	option string // the option that sets addr, for errors
+	addr   string
+	slot   int
+}
+
+func (o *options) endpoints() []endpoint {
+	return []endpoint{
+		{"WithMetricsAddr", o.metricsAddr, slotMetrics},
+		{"WithHealthAddr", o.healthAddr, slotHealth},
+		{"WithPprofAddr", o.pprofAddr, slotPprof},
+	}
+}
+
+// PprofAddr returns the address /debug/pprof/ is served on, once Start has
+// opened it ("" before, or when not served; see WithPprofAddr).
+func (m *Manager) PprofAddr() string { return m.addr(slotPprof) }
+
+// handler returns what an endpoint serves. Metrics and profiles show the
+// process's internals, so they pass through protect; the probes stay open
+// to the kubelet.
+func (m *Manager) handler(slot int) http.Handler {
+	mux := http.NewServeMux()
+	switch slot {
+	case slotMetrics:
+		mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+		return m.protect(mux)
+	case slotHealth:
+		mux.Handle("/healthz", m.health.handler(m.health.healthz))
+		mux.Handle("/readyz", m.health.handler(m.health.readyz))
+		return mux
+	default:
+		// Index serves every named profile (heap, goroutine, allocs, ...)
+		// under /debug/pprof/<name>; the others take parameters of their own.
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		return m.protect(mux)
+	}
+}
+
+// protect is the one place where the endpoints that expose the process
+// (metrics, profiles) will be guarded, for both at once; today it lets
+// every request through.
+func (m *Manager) protect(h http.Handler) http.Handler { return h }
+
 // servers are the manager's HTTP endpoints.
 type servers struct {
 	list []*http.Server
 	wg   sync.WaitGroup
 }
 
-// serve opens the metrics and health listeners, so that a taken port fails
-// Start at once.
+// serve opens the configured listeners, so that a taken port fails Start at
+// once, naming the option that asked for it.
 func (m *Manager) serve() (*servers, error) {
 	s := &servers{}
-	for i, ep := range []struct {
-		addr string
-		mux  func(*http.ServeMux)
-	}{
-		{m.opts.metricsAddr, func(mux *http.ServeMux) {
-			mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
-		}},
-		{m.opts.healthAddr, func(mux *http.ServeMux) {
-			mux.Handle("/healthz", m.health.handler(m.health.healthz))
-			mux.Handle("/readyz", m.health.handler(m.health.readyz))
-		}},
-	} {
+	for _, ep := range m.opts.endpoints() {
 		if ep.addr == "" {
 			continue
 		}
 		ln, err := net.Listen("tcp", ep.addr)
 		if err != nil {
 			s.shutdown(m.log)
-			return nil, fmt.Errorf("manager: listening on %s: %w", ep.addr, err)
+			return nil, fmt.Errorf("manager: %s(%q): %w", ep.option, ep.addr, err)
 		}
-		mux := http.NewServeMux()
-		ep.mux(mux)
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: m.handler(ep.slot), ReadHeaderTimeout: 10 * time.Second}
 		s.list = append(s.list, srv)
 		m.mu.Lock()
-		m.addrs[i] = ln.Addr().String()
+		m.addrs[ep.slot] = ln.Addr().String()
 		m.mu.Unlock()
 		s.wg.Go(func() {
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
