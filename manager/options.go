@@ -91,10 +91,11 @@ func WithHealthAddr(addr string) Option { return func(o *options) { o.healthAddr
 // port off the Service.
 func WithPprofAddr(addr string) Option { return func(o *options) { o.pprofAddr = addr } }
 
-// WithEventRateLimit bounds the Events each recorder writes about one
-// object (and type, Normal or Warning): at most burst at once, then one
-// every interval, as client-go's core/v1 recorder does with its defaults,
-// 25 and 5 minutes, which are this option's too. Events over the limit are
+// WithEventRateLimit bounds the Events each reporting controller (a
+// recorder's name) writes about one object, per type (Normal, Warning): at
+// most burst at once, then one every interval, as client-go's core/v1
+// recorder does with its defaults, 25 and 5 minutes, which are this
+// option's too. Events over the limit are
 // dropped. An events.k8s.io/v1 Event that repeats one already written
 // joins its series without counting against the limit: it costs no write
 // of its own (see Manager.EventRecorderFor).
