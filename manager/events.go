@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 )
@@ -46,16 +47,12 @@ func (m *Manager) EventRecorderFor(name string) (events.EventRecorder, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.events.stopped {
-		return nil, fmt.Errorf("manager: EventRecorderFor(%q): the manager has stopped", name)
-	}
-	if m.events.v1 == nil {
-		cs, err := m.cluster.Clientset()
-		if err != nil {
-			return nil, fmt.Errorf("manager: EventRecorderFor(%q): %w", name, err)
-		}
+	err := m.eventPipe("EventRecorderFor", name, m.events.v1 != nil, func(cs kubernetes.Interface) {
 		m.events.v1 = newEventSender(cs.EventsV1(), newSpamFilter(m.opts.eventBurst, m.opts.eventEvery), m.log.WithName("events"))
 		m.events.v1.start(seriesFlushEvery)
+	})
+	if err != nil {
+		return nil, err
 	}
 	host, _ := os.Hostname()
 	instance := name + "-" + host
@@ -78,17 +75,30 @@ func (m *Manager) LegacyEventRecorderFor(name string) (record.EventRecorder, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.events.stopped {
-		return nil, fmt.Errorf("manager: LegacyEventRecorderFor(%q): the manager has stopped", name)
-	}
-	if m.events.legacy == nil {
-		cs, err := m.cluster.Clientset()
-		if err != nil {
-			return nil, fmt.Errorf("manager: LegacyEventRecorderFor(%q): %w", name, err)
-		}
+	err := m.eventPipe("LegacyEventRecorderFor", name, m.events.legacy != nil, func(cs kubernetes.Interface) {
 		m.events.legacy = newLegacyEvents(cs, m.opts.eventBurst, m.opts.eventEvery, m.log.WithName("events"))
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m.events.legacy.recorder(m.cluster.Scheme(), name), nil
+}
+
+// eventPipe makes a pipeline with its clientset, with m.mu held, unless it
+// exists; after the manager has stopped it is an error of method (name).
+func (m *Manager) eventPipe(method, name string, exists bool, make func(kubernetes.Interface)) error {
+	if m.events.stopped {
+		return fmt.Errorf("manager: %s(%q): the manager has stopped", method, name)
+	}
+	if exists {
+		return nil
+	}
+	cs, err := m.cluster.Clientset()
+	if err != nil {
+		return fmt.Errorf("manager: %s(%q): %w", method, name, err)
+	}
+	make(cs)
+	return nil
 }
 
 // stopEvents writes what the recorders hold, for at most the shutdown

@@ -221,9 +221,7 @@ func TestEventsOfTheLastReconcilesAreWritten(t *testing.T) {
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
+	cancel, done := run(m)
 	<-entered
 	cancel()
 	close(release)

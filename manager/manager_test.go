@@ -59,12 +59,19 @@ func (c *counter) distinct() int {
 	return len(c.seen)
 }
 
+// run starts m: cancel begins its shutdown, and done receives Start's
+// result.
+func run(m *manager.Manager) (cancel context.CancelFunc, done <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- m.Start(ctx) }()
+	return cancel, result
+}
+
 // start runs m until the test ends and checks Start's result.
 func start(t *testing.T, m *manager.Manager) (stop func() error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
+	cancel, done := run(m)
 	var once sync.Once
 	var err error
 	stop = func() error {
