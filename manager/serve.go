@@ -24,16 +24,19 @@ const (
 
 // endpoint is one HTTP listener the options ask for.
 type endpoint struct {
-	option string // the option that sets addr, for errors
-	addr   string
-	slot   int
+	option    string // the option that sets addr, for errors
+	addr      string
+	slot      int
+	protected bool // it shows the process's internals: served through protect
 }
 
+// endpoints lists the listeners. Metrics and profiles are protected; the
+// probes stay open to the kubelet.
 func (o *options) endpoints() []endpoint {
 	return []endpoint{
-		{"WithMetricsAddr", o.metricsAddr, slotMetrics},
-		{"WithHealthAddr", o.healthAddr, slotHealth},
-		{"WithPprofAddr", o.pprofAddr, slotPprof},
+		{"WithMetricsAddr", o.metricsAddr, slotMetrics, true},
+		{"WithHealthAddr", o.healthAddr, slotHealth, false},
+		{"WithPprofAddr", o.pprofAddr, slotPprof, true},
 	}
 }
 
@@ -41,19 +44,15 @@ func (o *options) endpoints() []endpoint {
 // opened it ("" before, or when not served; see WithPprofAddr).
 func (m *Manager) PprofAddr() string { return m.addr(slotPprof) }
 
-// handler returns what an endpoint serves. Metrics and profiles show the
-// process's internals, so they pass through protect; the probes stay open
-// to the kubelet.
+// handler returns what an endpoint serves.
 func (m *Manager) handler(slot int) http.Handler {
 	mux := http.NewServeMux()
 	switch slot {
 	case slotMetrics:
 		mux.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
-		return m.protect(mux)
 	case slotHealth:
 		mux.Handle("/healthz", m.health.handler(m.health.healthz))
 		mux.Handle("/readyz", m.health.handler(m.health.readyz))
-		return mux
 	default:
 		// Index serves every named profile (heap, goroutine, allocs, ...)
 		// under /debug/pprof/<name>; the others take parameters of their own.
@@ -62,14 +61,17 @@ func (m *Manager) handler(slot int) http.Handler {
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		return m.protect(mux)
 	}
+	return mux
 }
 
-// protect is the one place where the endpoints that expose the process
-// (metrics, profiles) will be guarded, for both at once; today it lets
-// every request through.
-func (m *Manager) protect(h http.Handler) http.Handler { return h }
+// protect is the one place where the protected endpoints (metrics,
+// profiles) are guarded, both at once: the listener (for TLS) and the
+// handler (for authentication and authorization); an error fails Start.
+// Today it lets every request through.
+func (m *Manager) protect(ln net.Listener, h http.Handler) (net.Listener, http.Handler, error) {
+	return ln, h, nil
+}
 
 // servers are the manager's HTTP endpoints.
 type servers struct {
@@ -90,7 +92,17 @@ func (m *Manager) serve() (*servers, error) {
 			s.shutdown(m.log)
 			return nil, fmt.Errorf("manager: %s(%q): %w", ep.option, ep.addr, err)
 		}
-		srv := &http.Server{Handler: m.handler(ep.slot), ReadHeaderTimeout: 10 * time.Second}
+		h := m.handler(ep.slot)
+		if ep.protected {
+			pln, ph, err := m.protect(ln, h)
+			if err != nil {
+				ln.Close()
+				s.shutdown(m.log)
+				return nil, fmt.Errorf("manager: %s(%q): %w", ep.option, ep.addr, err)
+			}
+			ln, h = pln, ph
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		s.list = append(s.list, srv)
 		m.mu.Lock()
 		m.addrs[ep.slot] = ln.Addr().String()
