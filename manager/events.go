@@ -21,15 +21,16 @@ type eventPipes struct {
 }
 
 // EventRecorderFor returns a recorder of events.k8s.io/v1 Events (what
-// `kubectl events` and `kubectl describe` show) reported by controller
-// name, such as a controller's name, which must be a qualified name
+// `kubectl events` and `kubectl describe` show) whose reporting controller
+// is name, usually the controller's, which must be a qualified name
 // ("foo-controller", "example.com/foo"). Its Events name this process as
 // their reporting instance: name, "-" and the host name.
 //
 // Events are written in the background, in the order recorded, so Eventf
 // never waits for the API server. The first occurrence of an event
-// creates an Event; a repeat within six minutes — same object, related
-// object, type, reason and action, whatever its note — is counted in that
+// creates an Event; a repeat within six minutes of the last occurrence —
+// same object, related object, type, reason and action, whatever its
+// note — is counted in that
 // Event's series instead (`kubectl events` shows "x5"): the series is
 // written when it starts, at most once a minute while it grows, and when
 // the manager stops. New Events about one object are rate limited (see

@@ -95,10 +95,10 @@ func WithPprofAddr(addr string) Option { return func(o *options) { o.pprofAddr =
 // recorder's name) writes about one object, per type (Normal, Warning): at
 // most burst at once, then one every interval, as client-go's core/v1
 // recorder does with its defaults, 25 and 5 minutes, which are this
-// option's too. Events over the limit are
-// dropped. An events.k8s.io/v1 Event that repeats one already written
-// joins its series without counting against the limit: it costs no write
-// of its own (see Manager.EventRecorderFor).
+// option's too. Events over the limit are dropped. An events.k8s.io/v1
+// Event that repeats one already written joins its series without counting
+// against the limit: it costs no write of its own (see
+// Manager.EventRecorderFor). Both recorders take this limit.
 func WithEventRateLimit(burst int, interval time.Duration) Option {
 	return func(o *options) { o.eventBurst, o.eventEvery = burst, interval }
 }
