@@ -17,7 +17,7 @@
 //	err = mgr.Start(manager.SignalContext(context.Background()))
 //
 // Reconcilers read through client.For clients over the manager's Factory,
-// and record Kubernetes Events through EventRecorderFor.
+// and record Kubernetes Events through EventRecorderFor (see Events).
 //
 // The config usually comes from cluster.LoadConfig. Every request the
 // manager and its clients make is throttled on the client side as the
@@ -26,15 +26,41 @@
 // 30, rather than client-go's 5/s, which an operator's caches and writes
 // outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
 //
+// # Events
+//
+// EventRecorderFor returns a recorder of events.k8s.io/v1 Events, the API
+// controller-runtime's GetEventRecorder uses: each names the object it is
+// about and optionally a related one, the reporting controller, an action
+// and a reason. Repeats of an event are counted in one Event's series
+// rather than written again, and each reporting controller creates at
+// most 25 Events of a type about one object at once, then one every 5
+// minutes (WithEventRateLimit),
+// the spam limit client-go's core/v1 recorder has and its v1 one lacks.
+// LegacyEventRecorderFor keeps core/v1 Events, through client-go's record
+// broadcaster, for clusters and tools that need them. Recording never
+// waits for the API server. When Start returns, after the controllers,
+// both have written what was recorded, the final count of every series
+// included, for at most the shutdown timeout.
+//
 // # Shutdown order
 //
 // Controllers stop first: they take no new request and wait for the
 // reconciles in progress. Then the leader lease is released, so a standby
 // replica takes over at once rather than after the lease expires. Then the
-// caches and the HTTP servers stop. If the lease is lost while running, the
+// caches and the HTTP servers stop, and last the events recorded are
+// written (see Events). If the lease is lost while running, the
 // controllers are stopped at once and Start returns ErrLeaseLost: the
 // process should exit and start over as a candidate, as controller-runtime's
 // managers do.
+//
+// # Profiling
+//
+// WithPprofAddr serves Go's runtime profiles (net/http/pprof) under
+// /debug/pprof/ on a listener of its own, started and stopped with the
+// metrics server; it is off by default, as profiles expose the process.
+// Importing this package registers net/http/pprof's handlers on
+// http.DefaultServeMux too, as importing net/http/pprof always does; the
+// manager never serves that mux.
 //
 // # Metrics
 //

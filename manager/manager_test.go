@@ -59,12 +59,19 @@ func (c *counter) distinct() int {
 	return len(c.seen)
 }
 
+// run starts m: cancel begins its shutdown, and done receives Start's
+// result.
+func run(m *manager.Manager) (cancel context.CancelFunc, done <-chan error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	result := make(chan error, 1)
+	go func() { result <- m.Start(ctx) }()
+	return cancel, result
+}
+
 // start runs m until the test ends and checks Start's result.
 func start(t *testing.T, m *manager.Manager) (stop func() error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
+	cancel, done := run(m)
 	var once sync.Once
 	var err error
 	stop = func() error {
@@ -138,33 +145,6 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("Start returned %v after a clean shutdown", err)
-	}
-}
-
-func TestEventRecorderDeliversEvents(t *testing.T) {
-	ns, cs := testkit.Namespace(t, "mgr-"), testkit.Clientset(t)
-	createConfigMaps(t, ns, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := m.EventRecorderFor("tester")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), "cm-0", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stop := start(t, m)
-	rec.Event(cm, corev1.EventTypeWarning, "Testing", "hello from the recorder")
-	testkit.Eventually(t, 20*time.Second, "the event stored", func() bool {
-		evs, err := cs.CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
-		return err == nil && len(evs.Items) == 1 && evs.Items[0].Reason == "Testing" &&
-			evs.Items[0].Source.Component == "tester" && evs.Items[0].InvolvedObject.Name == "cm-0"
-	})
-	if err := stop(); err != nil {
-		t.Fatal(err)
 	}
 }
 
