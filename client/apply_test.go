@@ -29,7 +29,7 @@ import (
 func managedBy(obj metav1.Object, manager string) (string, bool) {
 	for _, e := range obj.GetManagedFields() {
 		if e.Manager == manager && e.Operation == metav1.ManagedFieldsOperationApply {
-			return string(e.FieldsV1.Raw), true
+			return e.FieldsV1.GetRawString(), true
 		}
 	}
 	return "", false

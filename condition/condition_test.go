@@ -106,8 +106,7 @@ func TestModifyStatusWritesOnlyChangedConditions(t *testing.T) {
 	go func() { defer close(done); _ = f.Start(ctx) }()
 	defer func() { cancel(); <-done }()
 
-	w, err := widgets.Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "w"}, Spec: WidgetSpec{Size: 1}})
-	if err != nil {
+	if _, err := widgets.Create(ctx, &Widget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "w"}, Spec: WidgetSpec{Size: 1}}); err != nil {
 		t.Fatal(err)
 	}
 	setReady := func(status metav1.ConditionStatus) func(*Widget) error {
@@ -140,12 +139,12 @@ func TestModifyStatusWritesOnlyChangedConditions(t *testing.T) {
 		})
 		return got
 	}
-	w = step("the first Ready", setReady(metav1.ConditionTrue), true, 1)
+	w := step("the first Ready", setReady(metav1.ConditionTrue), true, 1)
 	if c := meta.FindStatusCondition(w.Status.Conditions, "Ready"); c == nil || c.ObservedGeneration != w.Generation {
 		t.Fatalf("stored conditions %+v, want Ready observed at generation %d", w.Status.Conditions, w.Generation)
 	}
 	step("the same Ready again", setReady(metav1.ConditionTrue), true, 0)
-	w = step("a spec change", func(w *Widget) error { w.Spec.Size = 2; return nil }, false, 1)
+	step("a spec change", func(w *Widget) error { w.Spec.Size = 2; return nil }, false, 1)
 	w = step("Ready for the new generation", setReady(metav1.ConditionTrue), true, 1)
 	if c := meta.FindStatusCondition(w.Status.Conditions, "Ready"); c.ObservedGeneration != 2 {
 		t.Fatalf("Ready observed at generation %d, want 2", c.ObservedGeneration)
