@@ -14,9 +14,8 @@ import (
 	"github.com/steadyctl/steady/reconcile"
 )
 
-// dns stands for an external system whose records outlive nothing: each
-// ConfigMap labelled example.com/dns names a record that must go when the
-// ConfigMap goes.
+// dns stands for an external system: each ConfigMap names a record there
+// that must go when the ConfigMap goes.
 var dns interface {
 	Ensure(ctx context.Context, name, address string) error
 	Delete(ctx context.Context, name string) error // nil if already gone
