@@ -74,11 +74,9 @@ func (c *Client[T]) Apply(ctx context.Context, cfg runtime.ApplyConfiguration, o
 }
 
 // ApplyStatus is Apply for the status subresource: only the status of cfg
-// is saved, and the object must exist. Give the status writer a field
-// manager of its own if the same controller also applies the object's
-// spec (a controller that applies both its own object's status and its
-// spec, for instance), since the fields a manager stops applying are
-// removed.
+// is saved, and the object must exist. The API server keeps a field
+// manager's status fields apart from the fields the same manager applied
+// to the object itself, so one controller may use its name for both.
 func (c *Client[T]) ApplyStatus(ctx context.Context, cfg runtime.ApplyConfiguration, opts ...ApplyOption) (T, error) {
 	return c.apply(ctx, cfg, "status", opts)
 }

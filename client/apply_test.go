@@ -111,17 +111,29 @@ func TestApplyStatus(t *testing.T) {
 	status := appsv1ac.Deployment("web", ns).
 		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(5)). // not saved: status only
 		WithStatus(appsv1ac.DeploymentStatus().WithObservedGeneration(d.Generation).WithReplicas(1))
-	got, err := deployments.ApplyStatus(ctx, status, client.WithFieldManager("status-writer"))
+	got, err := deployments.ApplyStatus(ctx, status, client.WithFieldManager("deployer"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Status.ObservedGeneration != d.Generation || got.Status.Replicas != 1 || *got.Spec.Replicas != 1 {
 		t.Fatalf("after ApplyStatus: status %+v, spec.replicas %d; want the status saved and the spec untouched", got.Status, *got.Spec.Replicas)
 	}
-	if _, ok := managedBy(got, "status-writer"); !ok {
-		t.Fatalf("status-writer owns no fields: %+v", got.ManagedFields)
+	// One manager name, two owners: the object's fields and the status's.
+	subresources := map[string]bool{}
+	for _, e := range got.ManagedFields {
+		if e.Manager == "deployer" {
+			subresources[e.Subresource] = true
+		}
 	}
-	_, err = deployments.ApplyStatus(ctx, appsv1ac.Deployment("missing", ns).WithStatus(appsv1ac.DeploymentStatus().WithReplicas(1)), client.WithFieldManager("status-writer"))
+	if !subresources[""] || !subresources["status"] {
+		t.Fatalf("deployer's managed fields %+v: want an entry for the object and one for its status", got.ManagedFields)
+	}
+	// Applying the spec again, without status, leaves the status alone.
+	again, err := deployments.Apply(ctx, appsv1ac.Deployment("web", ns).WithSpec(spec), client.WithFieldManager("deployer"))
+	if err != nil || again.Status.ObservedGeneration != d.Generation {
+		t.Fatalf("spec applied again: %v, status %+v", err, again.Status)
+	}
+	_, err = deployments.ApplyStatus(ctx, appsv1ac.Deployment("missing", ns).WithStatus(appsv1ac.DeploymentStatus().WithReplicas(1)), client.WithFieldManager("deployer"))
 	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "apply status of deployments.apps "+ns+"/missing") {
 		t.Fatalf("ApplyStatus of a missing object: %v, want NotFound naming it", err)
 	}
