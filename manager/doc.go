@@ -6,13 +6,14 @@
 // single watch and cache per kind; the caches hold objects without
 // metadata.managedFields unless WithKeepManagedFields(true) is given. Start
 // starts the caches, serves /healthz and /readyz (ready once every cache
-// has synced) and Prometheus metrics on /metrics, and runs the controllers
+// has synced) and Prometheus metrics on /metrics (over HTTPS, to callers
+// the API server authenticates and authorizes), and runs the controllers
 // — only on the elected leader with WithLeaderElection, so that
 // two replicas never both act. It returns when its context is cancelled
 // (SignalContext cancels it on SIGTERM or SIGINT), after in-flight
 // reconciles have finished:
 //
-//	mgr, err := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
+//	mgr, err := manager.New(cfg, manager.WithMetricsAddr(":8443"), manager.WithHealthAddr(":8081"))
 //	err = builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(r)
 //	err = mgr.Start(manager.SignalContext(context.Background()))
 //
@@ -61,6 +62,26 @@
 // Importing this package registers net/http/pprof's handlers on
 // http.DefaultServeMux too, as importing net/http/pprof always does; the
 // manager never serves that mux.
+//
+// # Protected endpoints
+//
+// Metrics and profiles show a lot of the process, and an operator usually
+// runs with broad permissions, so both are served over HTTPS and every
+// request must be authenticated and authorized by the API server, as
+// kube-controller-manager's are: a bearer token by a TokenReview (or a
+// client certificate, WithClientCA), then a SubjectAccessReview of the
+// request's verb and path as a non-resource URL. A scraper's service
+// account therefore needs "get" on "/metrics" (and on "/debug/pprof/*" to
+// profile), and the operator needs "create" on tokenreviews and
+// subjectaccessreviews (the ClusterRole system:auth-delegator). Without
+// credentials a request gets 401, without permission 403 with the
+// reason; decisions are cached for a minute (denials ten seconds), so
+// frequent scrapes cost the API server almost nothing. The certificate
+// comes from WithServingCertificate's files, reloaded when they are
+// rotated, or is self-signed at Start (logged). WithInsecureServing turns
+// all of this off, for loopback during development. The probes, /healthz
+// and /readyz, stay plain HTTP without authentication, as the kubelet
+// needs. See package serving.
 //
 // # Metrics
 //

@@ -134,7 +134,10 @@ func ExampleManager_LegacyEventRecorderFor() {
 func ExampleWithPprofAddr() {
 	// This manager reads no kind, so it never calls the API server at cfg.
 	cfg := &rest.Config{Host: "https://kubernetes.invalid"}
-	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0")) // :0, a free port, for the example
+	// Plain HTTP on loopback, as during development; in a cluster leave
+	// WithInsecureServing out, and pprof is served over HTTPS to callers
+	// that RBAC allows "get" on /debug/pprof/*.
+	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing()) // :0, a free port
 	if err != nil {
 		log.Fatal(err)
 	}

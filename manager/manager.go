@@ -56,6 +56,8 @@ type Manager struct {
 	wg       sync.WaitGroup
 	addrs    [slots]string // where the endpoints listen once started
 	events   eventPipes
+
+	protection protection // of the metrics and pprof endpoints
 }
 
 // New returns a Manager for the cluster at cfg. It throttles its

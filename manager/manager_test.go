@@ -2,6 +2,7 @@ package manager_test
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -91,7 +92,24 @@ func start(t *testing.T, m *manager.Manager) (stop func() error) {
 
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	return getWithToken(t, url, "")
+}
+
+// insecureClient accepts any server certificate: the managers under test
+// serve self-signed ones.
+var insecureClient = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, DisableKeepAlives: true}}
+
+// getWithToken requests url with a bearer token, if not empty.
+func getWithToken(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := insecureClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +138,12 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		t.Fatalf("/healthz: %d %q", code, body)
 	}
 
-	_, body := get(t, "http://"+m.MetricsAddr()+"/metrics")
+	// Scraped as a scraper would be, over HTTPS with a token that the API
+	// server authenticates and RBAC allows (the admin's).
+	code, body := getWithToken(t, "https://"+m.MetricsAddr()+"/metrics", testkit.Env(t).Config.BearerToken)
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d %s", code, body)
+	}
 	for _, series := range []string{
 		`controller_runtime_reconcile_total{controller="configmap",result="success"} 5`,
 		`controller_runtime_reconcile_errors_total{controller="configmap"} 0`,

@@ -36,6 +36,9 @@ type options struct {
 	throttle          *cluster.Throttle
 	eventBurst        int
 	eventEvery        time.Duration
+	certFile, keyFile string // WithServingCertificate
+	clientCAFile      string
+	insecureServing   bool
 }
 
 // WithScheme sets the scheme that maps Go types to kinds (default
@@ -76,8 +79,11 @@ func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepM
 // controllers (default: discard).
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
 
-// WithMetricsAddr serves /metrics at addr, e.g. ":8080" or "127.0.0.1:0"
-// for a free port (see Manager.MetricsAddr). Default: not served.
+// WithMetricsAddr serves /metrics at addr, e.g. ":8443" or "127.0.0.1:0"
+// for a free port (see Manager.MetricsAddr), over HTTPS to clients the API
+// server authenticates and authorizes for "get" on the non-resource URL
+// /metrics (see WithServingCertificate, WithInsecureServing and package
+// serving). Default: not served.
 func WithMetricsAddr(addr string) Option { return func(o *options) { o.metricsAddr = addr } }
 
 // WithHealthAddr serves /healthz and /readyz at addr. Default: not served.
@@ -88,7 +94,8 @@ func WithHealthAddr(addr string) Option { return func(o *options) { o.healthAddr
 // free port (see Manager.PprofAddr), with the lifecycle of the metrics
 // server. Default: not served. The profiles show the process's internals
 // and a CPU profile costs CPU while it runs: bind to localhost or keep the
-// port off the Service.
+// port off the Service. Requests are protected as the metrics endpoint's
+// are, for their own paths (/debug/pprof/...).
 func WithPprofAddr(addr string) Option { return func(o *options) { o.pprofAddr = addr } }
 
 // WithEventRateLimit bounds the Events each reporting controller (a

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,14 +67,6 @@ func (m *Manager) handler(slot int) http.Handler {
 	return mux
 }
 
-// protect is the one place where the protected endpoints (metrics,
-// profiles) are guarded, both at once: the listener (for TLS) and the
-// handler (for authentication and authorization); an error fails Start.
-// Today it lets every request through.
-func (m *Manager) protect(ln net.Listener, h http.Handler) (net.Listener, http.Handler, error) {
-	return ln, h, nil
-}
-
 // servers are the manager's HTTP endpoints.
 type servers struct {
 	list []*http.Server
@@ -102,7 +96,7 @@ func (m *Manager) serve() (*servers, error) {
 			}
 			ln, h = pln, ph
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(m.log)}
 		s.list = append(s.list, srv)
 		m.mu.Lock()
 		m.addrs[ep.slot] = ln.Addr().String()
@@ -126,4 +120,18 @@ func (s *servers) shutdown(log logr.Logger) {
 		}
 	}
 	s.wg.Wait()
+}
+
+// serverLog routes an http.Server's own complaints (failed TLS handshakes,
+// a client speaking plain HTTP to the TLS port) to log at V(1): they are
+// the clients' faults, not the operator's.
+func serverLog(l logr.Logger) *log.Logger {
+	return log.New(logWriter{l.V(1)}, "", 0)
+}
+
+type logWriter struct{ l logr.Logger }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.l.Info("HTTP server", "message", strings.TrimSpace(string(p)))
+	return len(p), nil
 }
