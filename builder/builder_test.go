@@ -3,7 +3,6 @@ package builder_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -109,14 +108,7 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Start(runCtx); err != nil {
-			t.Error(err)
-		}
-	})
-	defer func() { cancel(); wg.Wait() }()
+	start(t, m)
 
 	replicas := int32(1)
 	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
