@@ -20,6 +20,13 @@
 // Reconcilers read through client.For clients over the manager's Factory,
 // and record Kubernetes Events through EventRecorderFor (see Events).
 //
+// The config usually comes from cluster.LoadConfig. Every request the
+// manager and its clients make is throttled on the client side as the
+// config says; a config that says nothing (QPS and Burst 0, no
+// RateLimiter) gets cluster.DefaultThrottle, 20 requests/s with a burst of
+// 30, rather than client-go's 5/s, which an operator's caches and writes
+// outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
+//
 // # What is cached
 //
 // By default every kind a controller watches or a client reads is cached
@@ -31,13 +38,6 @@
 // server, and the operator needs no list or watch permission on it (see
 // informer.KindOptions and package client). WithDefaultSelectors is the
 // selector-only shorthand.
-//
-// The config usually comes from cluster.LoadConfig. Every request the
-// manager and its clients make is throttled on the client side as the
-// config says; a config that says nothing (QPS and Burst 0, no
-// RateLimiter) gets cluster.DefaultThrottle, 20 requests/s with a burst of
-// 30, rather than client-go's 5/s, which an operator's caches and writes
-// outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
 //
 // # Events
 //
