@@ -112,6 +112,9 @@
 // writes through a JSON REST client as the dynamic client's. ForMetadata
 // gives a Client over *metav1.PartialObjectMetadata, reading the small
 // informer.ForMetadata cache and writing what the metadata API serves:
-// Patch, PatchStatus, Delete and DeleteAllOf; its Create, Update and
-// Modify are errors naming the kind. All three implement Interface[T].
+// Patch, PatchStatus, Apply, ApplyStatus, Delete and DeleteAllOf; its
+// Create, Update and Modify are errors naming the kind. All three
+// implement Interface[T], and Apply works on each (an unstructured client
+// with ApplyConfigurationFromUnstructured is Server-Side Apply for custom
+// resources without Go types).
 package client

@@ -64,9 +64,9 @@ func ForUnstructured(f *informer.Factory, gvk schema.GroupVersionKind, namespace
 // *metav1.PartialObjectMetadata: reads from the factory's shared
 // informer.ForMetadata cache, a small one for large objects whose
 // contents the controller does not read, and the writes the API server's
-// metadata API serves: Patch, PatchStatus, Delete and DeleteAllOf (a patch
-// of labels, annotations, finalizers or owner references is the usual
-// one). Create, Update, UpdateStatus, Modify, ModifyStatus and
+// metadata API serves: Patch, PatchStatus, Apply, ApplyStatus, Delete and
+// DeleteAllOf (a patch of labels, annotations, finalizers or owner
+// references is the usual one). Create, Update, UpdateStatus, Modify, ModifyStatus and
 // CreateOrUpdate would write the object without its contents; they are
 // errors naming the kind.
 func ForMetadata(f *informer.Factory, gvk schema.GroupVersionKind, namespace string) (*Client[*metav1.PartialObjectMetadata], error) {

@@ -269,7 +269,19 @@ func TestUnstructuredClient(t *testing.T) {
 	if size != 2 || phase != "ready" {
 		t.Fatalf("Gadget after Modify and ModifyStatus: size %d, phase %q", size, phase)
 	}
-	cachedAt(t, gadgets, ns, "g", withStatus.GetResourceVersion())
+	// Server-Side Apply of a custom resource without Go types.
+	applied, err := gadgets.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": gadgetGVK.GroupVersion().String(), "kind": "Gadget",
+		"metadata": map[string]any{"name": "g", "namespace": ns},
+		"spec":     map[string]any{"color": "green"},
+	}}), client.WithFieldManager("gadget-painter"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if color, _, _ := unstructured.NestedString(applied.Object, "spec", "color"); color != "green" {
+		t.Fatalf("after Apply: spec.color %q", color)
+	}
+	cachedAt(t, gadgets, ns, "g", applied.GetResourceVersion())
 	if err := gadgets.DeleteAllOf(ctx, ns, object.Selector{}); err != nil {
 		t.Fatal(err)
 	}
@@ -364,6 +376,14 @@ func TestMetadataClient(t *testing.T) {
 	}
 	if full, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "a", metav1.GetOptions{}); err != nil || full.Data["k"] != "v" || full.Labels["patched"] != "yes" {
 		t.Fatalf("after a metadata patch the object is %+v, %v; want its data kept", full, err)
+	}
+
+	labeled, err := meta.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": ns, "labels": map[string]any{"applied": "yes"}},
+	}}), client.WithFieldManager("labeler"))
+	if err != nil || labeled.Labels["applied"] != "yes" {
+		t.Fatalf("Apply of a label through the metadata client = %+v, %v", labeled, err)
 	}
 
 	d := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "d"}}
