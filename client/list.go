@@ -70,9 +70,10 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	o := listOptionsOf(opts)
 	ns := o.namespace
 	if ns == "" {
-		ns = c.inf.Namespace() // every namespace the cache holds
+		ns = c.inf.Load().Namespace() // every namespace the cache holds
 	}
-	if err := c.readable(ctx, ns); err != nil {
+	inf, err := c.readable(ctx, ns)
+	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
 	if o.err != nil {
@@ -85,11 +86,10 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 			}
 		}
 	}
-	cache := c.inf.Cache()
+	cache := inf.Cache()
 	var objs []T
 	switch {
 	case o.index != "":
-		var err error
 		if objs, err = cache.ByIndex(o.index, o.value); err != nil {
 			return nil, fmt.Errorf("list %s: %w", c.resource, err)
 		}
@@ -97,6 +97,9 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 		objs, _ = cache.ByIndex(informer.NamespaceIndex, o.namespace)
 	default:
 		objs = cache.List()
+	}
+	if inf.Released() {
+		return c.List(ctx, opts...) // emptied under the read: ask its successor
 	}
 	kept := objs[:0]
 	for _, obj := range objs {
