@@ -96,11 +96,17 @@ func (c *Client[T]) Informer() *informer.Informer[T] {
 // resourceVersion. The object is shared with every other reader: copy it
 // before changing it.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
-	var zero T
 	inf, err := c.readable(ctx, namespace)
 	if err != nil {
+		var zero T
 		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
+	return c.get(ctx, inf, namespace, name)
+}
+
+// get answers Get from inf's cache, which readable returned.
+func (c *Client[T]) get(ctx context.Context, inf *informer.Informer[T], namespace, name string) (T, error) {
+	var zero T
 	obj, ok := inf.Cache().Get(namespace, name)
 	switch {
 	case ok:

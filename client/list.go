@@ -76,6 +76,11 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
+	return c.list(ctx, inf, o, opts)
+}
+
+// list answers List from inf's cache, which readable returned.
+func (c *Client[T]) list(ctx context.Context, inf *informer.Informer[T], o listOptions, opts []ListOption) ([]T, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
 	}
@@ -90,6 +95,7 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	var objs []T
 	switch {
 	case o.index != "":
+		var err error
 		if objs, err = cache.ByIndex(o.index, o.value); err != nil {
 			return nil, fmt.Errorf("list %s: %w", c.resource, err)
 		}
