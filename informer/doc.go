@@ -85,7 +85,8 @@
 // package client Client made for its reads, runs until the factory stops.
 // A Client does not keep its informer alive either: after a release, its
 // next read uses the current informer (and waits for its list). A factory
-// whose context is done releases nothing: its informers stop with it, and
+// whose context is done, or after KeepInformers (which a manager calls as
+// its shutdown begins), releases nothing: its informers stop with it, and
 // reconciles still finishing read full caches.
 //
 // # Synced or not

@@ -47,6 +47,7 @@ type Factory struct {
 	wg        sync.WaitGroup
 
 	inherited map[factoryKey]any // settings of released informers; see own
+	keep      bool               // KeepInformers was called
 }
 
 // AllNamespaces, passed as the namespace to For, ForUnstructured or

@@ -139,6 +139,17 @@ func (c *Cache[T]) clear() {
 	}
 }
 
+// KeepInformers makes the factory release no more informers (see
+// "Releasing informers" in the package documentation): from then on they
+// all run until Start returns. A manager calls it as its shutdown begins,
+// so that controllers stopping one after another leave the caches that the
+// last reconciles of the others still read.
+func (f *Factory) KeepInformers() {
+	f.mu.Lock()
+	f.keep = true
+	f.mu.Unlock()
+}
+
 // release stops and forgets r, the factory's informer, if it still has no
 // handler. A factory that is stopping keeps its informers: they stop with
 // it, and readers during shutdown keep their caches.
@@ -146,7 +157,7 @@ func (f *Factory) release(r runner) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	ref := r.ref()
-	if f.informers[ref.key] != r || (f.runCtx != nil && f.runCtx.Err() != nil) || !r.releaseIfIdle() {
+	if f.keep || f.informers[ref.key] != r || (f.runCtx != nil && f.runCtx.Err() != nil) || !r.releaseIfIdle() {
 		return
 	}
 	delete(f.informers, ref.key)

@@ -31,7 +31,10 @@
 // Controllers stop first: they take no new request and wait for the
 // reconciles in progress. Then the leader lease is released, so a standby
 // replica takes over at once rather than after the lease expires. Then the
-// caches and the HTTP servers stop. If the lease is lost while running, the
+// caches and the HTTP servers stop. While the manager runs, an informer
+// whose last watch is removed is released (see package informer); once
+// shutdown begins none is, so every cache lasts until the controllers are
+// done. If the lease is lost while running, the
 // controllers are stopped at once and Start returns ErrLeaseLost: the
 // process should exit and start over as a candidate, as controller-runtime's
 // managers do.
