@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +162,49 @@ func TestStoppingFactoryKeepsInformers(t *testing.T) {
 	wait()
 	if inf.Released() {
 		t.Error("a stopping factory released an informer")
+	}
+}
+
+// Handlers come and go on one kind from several goroutines while the
+// factory runs (go test -race): each registration lands on a live informer
+// (Current after ErrReleased), and when the last one is gone nothing of
+// the kind runs (TestMain checks for leaked goroutines).
+func TestHandlersComingAndGoingConcurrently(t *testing.T) {
+	ns := testkit.Namespace(t, "release-")
+	f := newFactory(t, testkit.Env(t).Config, clientgoscheme.Scheme)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer startFactory(f, ctx)()
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 24)
+	for range 3 {
+		wg.Go(func() {
+			for range 8 {
+				inf, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
+				if err != nil {
+					errs <- err
+					return
+				}
+				reg, err := inf.AddHandler(nopHandler)
+				for errors.Is(err, informer.ErrReleased) {
+					if inf, err = inf.Current(); err == nil {
+						reg, err = inf.AddHandler(nopHandler)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				reg.Remove()
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if statsName(f, "configmaps/"+ns) {
+		t.Errorf("an informer is left with no handler: %+v", f.Stats())
 	}
 }
