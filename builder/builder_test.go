@@ -41,6 +41,18 @@ func newManager(t *testing.T, ns string) *manager.Manager {
 	return m
 }
 
+// startManager runs m until the test ends.
+func startManager(t *testing.T, m *manager.Manager) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := m.Start(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+}
+
 func TestBuilderErrorsNameTheProblem(t *testing.T) {
 	m := newManager(t, "default")
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(nop); err != nil {
@@ -109,14 +121,7 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Start(runCtx); err != nil {
-			t.Error(err)
-		}
-	})
-	defer func() { cancel(); wg.Wait() }()
+	startManager(t, m)
 
 	replicas := int32(1)
 	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{

@@ -3,7 +3,6 @@ package builder_test
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,14 +28,7 @@ func TestWatchAddedToARunningManagersController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Start(runCtx); err != nil {
-			t.Error(err)
-		}
-	})
-	defer func() { cancel(); wg.Wait() }()
+	startManager(t, m)
 	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "first"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
