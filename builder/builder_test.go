@@ -3,7 +3,6 @@ package builder_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,18 +38,6 @@ func newManager(t *testing.T, ns string) *manager.Manager {
 		t.Fatal(err)
 	}
 	return m
-}
-
-// startManager runs m until the test ends.
-func startManager(t *testing.T, m *manager.Manager) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Start(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 func TestBuilderErrorsNameTheProblem(t *testing.T) {
@@ -121,7 +108,7 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startManager(t, m)
+	start(t, m)
 
 	replicas := int32(1)
 	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{

@@ -18,8 +18,8 @@
 //
 // # One write path
 //
-// Create, Update, UpdateStatus, Patch, PatchStatus, Delete and DeleteAllOf
-// are the API server's verbs. Modify and ModifyStatus are the
+// Create, Update, UpdateStatus, Patch, PatchStatus, Apply, ApplyStatus,
+// Delete and DeleteAllOf are the API server's verbs. Modify and ModifyStatus are the
 // read-modify-write every reconciler needs: they apply a mutate function to
 // the cached object and write it back; on 409 Conflict they re-read from
 // the API server and try again, and when mutate changes nothing they write
@@ -29,6 +29,33 @@
 //		d.Status.ObservedGeneration = d.Generation
 //		return nil
 //	})
+//
+// # Server-Side Apply
+//
+// Apply and ApplyStatus send the state a controller wants, as an apply
+// configuration (client-go's generated ones, or
+// ApplyConfigurationFromUnstructured for custom resources), and the API
+// server merges it: it creates the object if needed, sets the fields
+// given, removes the fields the same field manager set before and no
+// longer sets, and leaves everything else alone. No read, resourceVersion
+// or retry loop is involved:
+//
+//	cm, err := configMaps.Apply(ctx, corev1ac.ConfigMap("web-settings", "shop").
+//		WithData(map[string]string{"replicas": "3"}), client.WithForceOwnership())
+//
+// Every apply names a field manager, the owner of the fields it sets:
+// WithFieldManager's name, or else the name of the controller whose
+// reconcile is running (package controller puts it on the reconcile's
+// context, see reconcile.ControllerName); outside a reconcile, without
+// WithFieldManager, Apply is an error. The option concerns applies only:
+// Create, Update and Patch name theirs in their metav1 options, where
+// client-go users look for it, and the API server defaults it from the
+// user agent.
+//
+// A field that another manager set to a different value is a conflict:
+// Apply fails with an *ApplyConflictError that names the fields and their
+// managers (and is also a 409 Conflict). WithForceOwnership takes the
+// fields over instead, as the one authority on a child object should.
 //
 // # Where reads come from
 //

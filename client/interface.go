@@ -5,6 +5,7 @@ import (
 
 	"github.com/steadyctl/steady/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -23,6 +24,8 @@ type Writer[T any] interface {
 	UpdateStatus(ctx context.Context, obj T, opts ...metav1.UpdateOptions) (T, error)
 	Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error)
 	PatchStatus(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error)
+	Apply(ctx context.Context, cfg runtime.ApplyConfiguration, opts ...ApplyOption) (T, error)
+	ApplyStatus(ctx context.Context, cfg runtime.ApplyConfiguration, opts ...ApplyOption) (T, error)
 	Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error
 	DeleteAllOf(ctx context.Context, namespace string, sel object.Selector, opts ...metav1.DeleteOptions) error
 	Modify(ctx context.Context, namespace, name string, mutate func(T) error) (T, error)

@@ -32,14 +32,17 @@ func (c *Client[T]) UpdateStatus(ctx context.Context, obj T, opts ...metav1.Upda
 // Patch applies a patch of type pt (types.MergePatchType,
 // types.JSONPatchType, types.StrategicMergePatchType or
 // types.ApplyPatchType) to namespace/name and returns the patched object.
+// For Server-Side Apply, Apply is the simpler call: it takes an apply
+// configuration, defaults the field manager and reports conflicts as an
+// ApplyConflictError.
 func (c *Client[T]) Patch(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error) {
-	return c.patch(ctx, namespace, name, "", pt, data, opts)
+	return c.patch(ctx, "patch", namespace, name, "", pt, data, opts)
 }
 
 // PatchStatus patches the status subresource of namespace/name, as Patch
 // does.
 func (c *Client[T]) PatchStatus(ctx context.Context, namespace, name string, pt types.PatchType, data []byte, opts ...metav1.PatchOptions) (T, error) {
-	return c.patch(ctx, namespace, name, "status", pt, data, opts)
+	return c.patch(ctx, "patch", namespace, name, "status", pt, data, opts)
 }
 
 // Delete deletes namespace/name. Deleting an object that is already gone
@@ -78,12 +81,13 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 	return c.do(ctx, req, verb, obj.GetNamespace(), obj.GetName())
 }
 
-func (c *Client[T]) patch(ctx context.Context, namespace, name, sub string, pt types.PatchType, data []byte, opts []metav1.PatchOptions) (T, error) {
+// patch sends a patch of namespace/name or its subresource sub; verb
+// ("patch", "apply") is for errors.
+func (c *Client[T]) patch(ctx context.Context, verb, namespace, name, sub string, pt types.PatchType, data []byte, opts []metav1.PatchOptions) (T, error) {
 	req := c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
 		Name(name).VersionedParams(first(opts), c.params).Body(data)
-	verb := "patch"
 	if sub != "" {
-		req, verb = req.SubResource(sub), "patch "+sub+" of"
+		req, verb = req.SubResource(sub), verb+" "+sub+" of"
 	}
 	return c.do(ctx, req, verb, namespace, name)
 }

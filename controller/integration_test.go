@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
@@ -312,12 +313,16 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 
 // update is a read-modify-write that retries conflicts, written with
 // client-go's clientset so these tests do not depend on package client.
+// It outlasts a controller that rewrites the object in a loop (client-go's
+// DefaultBackoff gives up after four tries 10ms apart, which such a loop
+// beats now and then), with jitter so that it falls between two writes.
 func update[T runtime.Object](ctx context.Context,
 	get func(context.Context, string, metav1.GetOptions) (T, error),
 	write func(context.Context, T, metav1.UpdateOptions) (T, error),
 	name string, mutate func(T) error) (T, error) {
 	var out T
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+	backoff := wait.Backoff{Steps: 30, Duration: 5 * time.Millisecond, Factor: 1.3, Jitter: 1, Cap: 500 * time.Millisecond}
+	err := retry.RetryOnConflict(backoff, func() error {
 		obj, err := get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return err

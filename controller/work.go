@@ -43,7 +43,7 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
 	// In-progress reconciles are allowed to finish on shutdown, so they do
 	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
-	rctx := logr.NewContext(context.WithoutCancel(ctx), log)
+	rctx := logr.NewContext(reconcile.WithControllerName(context.WithoutCancel(ctx), c.name), log)
 	if c.opts.reconcileTimeout > 0 {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)

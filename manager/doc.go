@@ -6,18 +6,19 @@
 // single watch and cache per kind; the caches hold objects without
 // metadata.managedFields unless WithKeepManagedFields(true) is given. Start
 // starts the caches, serves /healthz and /readyz (ready once every cache
-// has synced) and Prometheus metrics on /metrics, and runs the controllers
+// has synced) and Prometheus metrics on /metrics (over HTTPS, to callers
+// the API server authenticates and authorizes), and runs the controllers
 // — only on the elected leader with WithLeaderElection, so that
 // two replicas never both act. It returns when its context is cancelled
 // (SignalContext cancels it on SIGTERM or SIGINT), after in-flight
 // reconciles have finished:
 //
-//	mgr, err := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
+//	mgr, err := manager.New(cfg, manager.WithMetricsAddr(":8443"), manager.WithHealthAddr(":8081"))
 //	err = builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(r)
 //	err = mgr.Start(manager.SignalContext(context.Background()))
 //
 // Reconcilers read through client.For clients over the manager's Factory,
-// and record Kubernetes Events through EventRecorderFor.
+// and record Kubernetes Events through EventRecorderFor (see Events).
 //
 // The config usually comes from cluster.LoadConfig. Every request the
 // manager and its clients make is throttled on the client side as the
@@ -26,18 +27,65 @@
 // 30, rather than client-go's 5/s, which an operator's caches and writes
 // outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
 //
+// # Events
+//
+// EventRecorderFor returns a recorder of events.k8s.io/v1 Events, the API
+// controller-runtime's GetEventRecorder uses: each names the object it is
+// about and optionally a related one, the reporting controller, an action
+// and a reason. Repeats of an event are counted in one Event's series
+// rather than written again, and each reporting controller creates at
+// most 25 Events of a type about one object at once, then one every 5
+// minutes (WithEventRateLimit),
+// the spam limit client-go's core/v1 recorder has and its v1 one lacks.
+// LegacyEventRecorderFor keeps core/v1 Events, through client-go's record
+// broadcaster, for clusters and tools that need them. Recording never
+// waits for the API server. When Start returns, after the controllers,
+// both have written what was recorded, the final count of every series
+// included, for at most the shutdown timeout.
+//
 // # Shutdown order
 //
 // Controllers stop first: they take no new request and wait for the
 // reconciles in progress. Then the leader lease is released, so a standby
 // replica takes over at once rather than after the lease expires. Then the
-// caches and the HTTP servers stop. While the manager runs, an informer
-// whose last watch is removed is released (see package informer); once
-// shutdown begins none is, so every cache lasts until the controllers are
-// done. If the lease is lost while running, the
+// caches and the HTTP servers stop, and last the events recorded are
+// written (see Events). If the lease is lost while running, the
 // controllers are stopped at once and Start returns ErrLeaseLost: the
 // process should exit and start over as a candidate, as controller-runtime's
 // managers do.
+//
+// While the manager runs, an informer whose last watch is removed is
+// released (see package informer); once shutdown begins, or the lease is
+// lost, none is, so every cache lasts until the controllers are done.
+//
+// # Profiling
+//
+// WithPprofAddr serves Go's runtime profiles (net/http/pprof) under
+// /debug/pprof/ on a listener of its own, started and stopped with the
+// metrics server; it is off by default, as profiles expose the process.
+// Importing this package registers net/http/pprof's handlers on
+// http.DefaultServeMux too, as importing net/http/pprof always does; the
+// manager never serves that mux.
+//
+// # Protected endpoints
+//
+// Metrics and profiles show a lot of the process, and an operator usually
+// runs with broad permissions, so both are served over HTTPS and every
+// request must be authenticated and authorized by the API server, as
+// kube-controller-manager's are: a bearer token by a TokenReview (or a
+// client certificate, WithClientCA), then a SubjectAccessReview of the
+// request's verb and path as a non-resource URL. A scraper's service
+// account therefore needs "get" on "/metrics" (and on "/debug/pprof/*" to
+// profile), and the operator needs "create" on tokenreviews and
+// subjectaccessreviews (the ClusterRole system:auth-delegator). Without
+// credentials a request gets 401, without permission 403 with the
+// reason; decisions are cached for a minute (denials ten seconds), so
+// frequent scrapes cost the API server almost nothing. The certificate
+// comes from WithServingCertificate's files, reloaded when they are
+// rotated, or is self-signed at Start (logged). WithInsecureServing turns
+// all of this off, for loopback during development. The probes, /healthz
+// and /readyz, stay plain HTTP without authentication, as the kubelet
+// needs. See package serving.
 //
 // # Metrics
 //

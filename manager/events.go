@@ -1,37 +1,120 @@
 package manager
 
 import (
-	corev1 "k8s.io/api/core/v1"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 )
 
-// EventRecorderFor returns a recorder of Kubernetes Events (what `kubectl
-// describe` shows) reported by component name, such as a controller's name.
-// The recorders share one broadcaster, started on first use and stopped
-// when Start returns, after the controllers: events recorded during their
-// last reconciles are still sent.
-func (m *Manager) EventRecorderFor(name string) (record.EventRecorder, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.events == nil {
-		cs, err := m.cluster.Clientset()
-		if err != nil {
-			return nil, err
-		}
-		m.events = record.NewBroadcaster()
-		// Events("") writes each event in its object's namespace.
-		m.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")})
-	}
-	return m.events.NewRecorder(m.cluster.Scheme(), corev1.EventSource{Component: name}), nil
+// eventPipes are the manager's two event pipelines, each made when its
+// first recorder is asked for and stopped by stopEvents.
+type eventPipes struct {
+	v1      *eventSender
+	legacy  *legacyEvents
+	stopped bool
 }
 
-// stopEvents flushes and stops the broadcaster, if one was started.
+// EventRecorderFor returns a recorder of events.k8s.io/v1 Events (what
+// `kubectl events` and `kubectl describe` show) whose reporting controller
+// is name, usually the controller's, which must be a qualified name
+// ("foo-controller", "example.com/foo"). Its Events name this process as
+// their reporting instance: name, "-" and the host name.
+//
+// Events are written in the background, in the order recorded, so Eventf
+// never waits for the API server. The first occurrence of an event
+// creates an Event; a repeat within six minutes of the last occurrence —
+// same object, related object, type, reason and action, whatever its
+// note — is counted in that
+// Event's series instead (`kubectl events` shows "x5"): the series is
+// written when it starts, at most once a minute while it grows, and when
+// the manager stops. New Events about one object are rate limited (see
+// WithEventRateLimit). At most 1,000 events wait to be written; more are
+// dropped, as client-go's recorders drop them.
+//
+// The recorder is also an events.AnnotatedEventRecorder. Recorders share
+// one writer, started by the first, flushed and stopped when Start
+// returns, after the controllers: events recorded during their last
+// reconciles are written. Clusters without events.k8s.io/v1 (before
+// Kubernetes 1.19) need LegacyEventRecorderFor.
+func (m *Manager) EventRecorderFor(name string) (events.EventRecorder, error) {
+	if errs := validation.IsQualifiedName(name); len(errs) > 0 {
+		return nil, fmt.Errorf("manager: EventRecorderFor(%q): the reporting controller must be a qualified name: %s", name, strings.Join(errs, "; "))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := m.eventPipe("EventRecorderFor", name, m.events.v1 != nil, func(cs kubernetes.Interface) {
+		m.events.v1 = newEventSender(cs.EventsV1(), newSpamFilter(m.opts.eventBurst, m.opts.eventEvery), m.log.WithName("events"))
+		m.events.v1.start(seriesFlushEvery)
+	})
+	if err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	instance := name + "-" + host
+	if len(instance) > instanceLimit {
+		instance = instance[:instanceLimit]
+	}
+	return &v1Recorder{s: m.events.v1, scheme: m.cluster.Scheme(), controller: name, instance: instance}, nil
+}
+
+// LegacyEventRecorderFor returns a recorder of core/v1 Events reported by
+// component name, for clusters or tools that read only those. It is
+// client-go's record recorder: repeats of an event increase its count,
+// similar events (same reason, other messages) are combined after ten
+// within ten minutes, and Events about one object are rate limited (see
+// WithEventRateLimit). Like EventRecorderFor's, its Events are flushed
+// when Start returns, after the controllers.
+func (m *Manager) LegacyEventRecorderFor(name string) (record.EventRecorder, error) {
+	if name == "" {
+		return nil, fmt.Errorf("manager: LegacyEventRecorderFor(%q): a component needs a name", name)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	err := m.eventPipe("LegacyEventRecorderFor", name, m.events.legacy != nil, func(cs kubernetes.Interface) {
+		m.events.legacy = newLegacyEvents(cs, m.opts.eventBurst, m.opts.eventEvery, m.log.WithName("events"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m.events.legacy.recorder(m.cluster.Scheme(), name), nil
+}
+
+// eventPipe makes a pipeline with its clientset, with m.mu held, unless it
+// exists; after the manager has stopped it is an error of method (name).
+func (m *Manager) eventPipe(method, name string, exists bool, make func(kubernetes.Interface)) error {
+	if m.events.stopped {
+		return fmt.Errorf("manager: %s(%q): the manager has stopped", method, name)
+	}
+	if exists {
+		return nil
+	}
+	cs, err := m.cluster.Clientset()
+	if err != nil {
+		return fmt.Errorf("manager: %s(%q): %w", method, name, err)
+	}
+	make(cs)
+	return nil
+}
+
+// stopEvents writes what the recorders hold, for at most the shutdown
+// timeout, and stops both pipelines.
 func (m *Manager) stopEvents() {
 	m.mu.Lock()
-	b := m.events
+	p := m.events
+	m.events.stopped = true
 	m.mu.Unlock()
-	if b != nil {
-		b.Shutdown()
+	var wg sync.WaitGroup
+	if p.v1 != nil {
+		wg.Go(func() { p.v1.stop(m.opts.shutdownTimeout) })
 	}
+	if p.legacy != nil {
+		wg.Go(func() { p.legacy.stop(m.cluster.Scheme(), m.opts.shutdownTimeout) })
+	}
+	wg.Wait()
 }

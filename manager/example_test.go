@@ -1,17 +1,19 @@
 // Most examples in this file need an API server, so they have no Output
 // comment: go test compiles them but does not run them. The tests run the
 // same calls against a local control plane (etcd and kube-apiserver, when
-// not -short): TestManagerRunsControllersAndServesProbesAndMetrics,
-// TestEventRecorderDeliversEvents and TestSelectorsRestrictCaches in
-// manager_test.go, TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown in
-// leader_test.go. ExampleManager_Add reads no kind, needs no server, and
-// runs. The whole operator, with package builder, is builder's Example.
+// not -short): TestManagerRunsControllersAndServesProbesAndMetrics and
+// TestSelectorsRestrictCaches in manager_test.go,
+// TestEventRecorderWritesEventsV1 and TestLegacyEventRecorderWritesCoreV1Events
+// in events_test.go, TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown in
+// leader_test.go. ExampleManager_Add and ExampleWithPprofAddr read no kind,
+// need no server, and run. The whole operator, with package builder, is builder's Example.
 package manager_test
 
 import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -99,8 +101,10 @@ func ExampleManager_ControllerOptions() {
 	}
 }
 
-// Events are what `kubectl describe` shows under an object: the place to
-// tell a user what the operator did with their object, and why.
+// Events are what `kubectl events` and `kubectl describe` show about an
+// object: the place to tell a user what the operator did with their
+// object, and why. A recorder is made once, when the reconciler is, and
+// used by every reconcile.
 func ExampleManager_EventRecorderFor() {
 	var mgr *manager.Manager // from manager.New
 	recorder, err := mgr.EventRecorderFor("shop-operator")
@@ -108,7 +112,50 @@ func ExampleManager_EventRecorderFor() {
 		log.Fatal(err)
 	}
 	var d *appsv1.Deployment // the object being reconciled
+	// The second object is a related one, if any: the child created, the
+	// autoscaler that asked.
+	recorder.Eventf(d, nil, corev1.EventTypeNormal, "Scaled", "Scale", "scaled to %d replicas for the sale", 10)
+}
+
+// A cluster or tool that reads only core/v1 Events gets them from the
+// legacy recorder, which has client-go's record API.
+func ExampleManager_LegacyEventRecorderFor() {
+	var mgr *manager.Manager // from manager.New
+	recorder, err := mgr.LegacyEventRecorderFor("shop-operator")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var d *appsv1.Deployment // the object being reconciled
 	recorder.Eventf(d, corev1.EventTypeNormal, "Scaled", "scaled to %d replicas for the sale", 10)
+}
+
+// Go's profiles, served on a port of their own, answer `go tool pprof
+// http://127.0.0.1:8082/debug/pprof/heap` while the manager runs.
+func ExampleWithPprofAddr() {
+	// This manager reads no kind, so it never calls the API server at cfg.
+	cfg := &rest.Config{Host: "https://kubernetes.invalid"}
+	// Plain HTTP on loopback, as during development; in a cluster leave
+	// WithInsecureServing out, and pprof is served over HTTPS to callers
+	// that RBAC allows "get" on /debug/pprof/*.
+	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing()) // :0, a free port
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mgr.Start(ctx) }()
+	<-mgr.Elected() // closed once Start runs (no leader election here)
+	resp, err := http.Get("http://" + mgr.PprofAddr() + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status)
+	stop()
+	fmt.Println("Start returned", <-done)
+	// Output:
+	// 200 OK
+	// Start returned <nil>
 }
 
 // flusher is a Runnable that is not a controller: it batches writes to

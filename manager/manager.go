@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
@@ -55,8 +54,10 @@ type Manager struct {
 	started  bool
 	stopping bool
 	wg       sync.WaitGroup
-	addrs    [2]string // metrics, health: where they listen once started
-	events   record.EventBroadcaster
+	addrs    [slots]string // where the endpoints listen once started
+	events   eventPipes
+
+	protection protection // of the metrics and pprof endpoints
 }
 
 // New returns a Manager for the cluster at cfg. It throttles its
@@ -176,11 +177,11 @@ func (m *Manager) Add(r Runnable) error {
 
 // MetricsAddr returns the address /metrics is served on, once Start has
 // opened it ("" before, or when not served).
-func (m *Manager) MetricsAddr() string { return m.addr(0) }
+func (m *Manager) MetricsAddr() string { return m.addr(slotMetrics) }
 
 // HealthAddr returns the address /healthz and /readyz are served on, once
 // Start has opened it.
-func (m *Manager) HealthAddr() string { return m.addr(1) }
+func (m *Manager) HealthAddr() string { return m.addr(slotHealth) }
 
 func (m *Manager) addr(i int) string {
 	m.mu.Lock()

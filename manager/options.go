@@ -3,6 +3,7 @@ package manager
 import (
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -27,11 +28,17 @@ type options struct {
 	log               logr.Logger
 	metricsAddr       string
 	healthAddr        string
+	pprofAddr         string
 	registry          *prometheus.Registry
 	leaderElection    *LeaderElection
 	cacheSyncTimeout  time.Duration
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
+	eventBurst        int
+	eventEvery        time.Duration
+	certFile, keyFile string // WithServingCertificate
+	clientCAFile      string
+	insecureServing   bool
 }
 
 // WithScheme sets the scheme that maps Go types to kinds (default
@@ -72,12 +79,36 @@ func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepM
 // controllers (default: discard).
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
 
-// WithMetricsAddr serves /metrics at addr, e.g. ":8080" or "127.0.0.1:0"
-// for a free port (see Manager.MetricsAddr). Default: not served.
+// WithMetricsAddr serves /metrics at addr, e.g. ":8443" or "127.0.0.1:0"
+// for a free port (see Manager.MetricsAddr), over HTTPS to clients the API
+// server authenticates and authorizes for "get" on the non-resource URL
+// /metrics (see WithServingCertificate, WithInsecureServing and package
+// serving). Default: not served.
 func WithMetricsAddr(addr string) Option { return func(o *options) { o.metricsAddr = addr } }
 
 // WithHealthAddr serves /healthz and /readyz at addr. Default: not served.
 func WithHealthAddr(addr string) Option { return func(o *options) { o.healthAddr = addr } }
+
+// WithPprofAddr serves Go's runtime profiles (net/http/pprof's handlers)
+// under /debug/pprof/ at addr, e.g. "127.0.0.1:8082" or "127.0.0.1:0" for a
+// free port (see Manager.PprofAddr), with the lifecycle of the metrics
+// server. Default: not served. The profiles show the process's internals
+// and a CPU profile costs CPU while it runs: bind to localhost or keep the
+// port off the Service. Requests are protected as the metrics endpoint's
+// are, for their own paths (/debug/pprof/...).
+func WithPprofAddr(addr string) Option { return func(o *options) { o.pprofAddr = addr } }
+
+// WithEventRateLimit bounds the Events each reporting controller (a
+// recorder's name) writes about one object, per type (Normal, Warning): at
+// most burst at once, then one every interval, as client-go's core/v1
+// recorder does with its defaults, 25 and 5 minutes, which are this
+// option's too. Events over the limit are dropped. An events.k8s.io/v1
+// Event that repeats one already written joins its series without counting
+// against the limit: it costs no write of its own (see
+// Manager.EventRecorderFor). Both recorders take this limit.
+func WithEventRateLimit(burst int, interval time.Duration) Option {
+	return func(o *options) { o.eventBurst, o.eventEvery = burst, interval }
+}
 
 // WithRegistry collects the metrics in r (default: a new registry with the
 // Go and process collectors).
@@ -95,7 +126,8 @@ func WithLeaderElection(le LeaderElection) Option {
 func WithCacheSyncTimeout(d time.Duration) Option { return func(o *options) { o.cacheSyncTimeout = d } }
 
 // WithShutdownTimeout bounds how long Start waits, after its context is
-// done, for controllers to finish their reconciles; default 30 s.
+// done, for controllers to finish their reconciles, and then for the
+// Events they recorded to be written; default 30 s each.
 func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
 
 // WithClientThrottle sets the client-side throttling of every request the
@@ -128,7 +160,8 @@ type LeaderElection struct {
 
 func newOptions(opts []Option) (*options, error) {
 	o := &options{scheme: scheme.Scheme, log: logr.Discard(),
-		cacheSyncTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second}
+		cacheSyncTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
+		eventBurst: 25, eventEvery: 5 * time.Minute}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -139,6 +172,13 @@ func newOptions(opts []Option) (*options, error) {
 		return nil, fmt.Errorf("manager: WithCacheSyncTimeout(%s): must be positive", o.cacheSyncTimeout)
 	case o.shutdownTimeout <= 0:
 		return nil, fmt.Errorf("manager: WithShutdownTimeout(%s): must be positive", o.shutdownTimeout)
+	case o.eventBurst <= 0 || o.eventEvery <= 0:
+		return nil, fmt.Errorf("manager: WithEventRateLimit(%d, %s): burst and interval must be positive", o.eventBurst, o.eventEvery)
+	}
+	for _, ep := range o.endpoints() {
+		if _, _, err := net.SplitHostPort(ep.addr); ep.addr != "" && err != nil {
+			return nil, fmt.Errorf("manager: %s(%q): %w", ep.option, ep.addr, err)
+		}
 	}
 	if o.throttle != nil {
 		if err := o.throttle.Validate(); err != nil {

@@ -34,9 +34,7 @@ func TestShutdownFinishesInFlightReconciles(t *testing.T) {
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- m.Start(ctx) }()
+	cancel, done := run(m)
 	<-entered
 	cancel()
 	select {

@@ -64,7 +64,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	} else if elector, err = m.elect(base, runCtx, fail); err != nil {
 		return err
 	}
-	m.log.Info("manager started", "metrics", m.MetricsAddr(), "health", m.HealthAddr())
+	m.log.Info("manager started", "metrics", m.MetricsAddr(), "health", m.HealthAddr(), "pprof", m.PprofAddr())
 
 	select {
 	case <-ctx.Done():

@@ -61,7 +61,7 @@ func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) 
 	}
 	// Kubernetes Events, as sample-controller records them: what `kubectl
 	// describe foo` shows. The manager flushes them when it stops.
-	recorder, err := mgr.EventRecorderFor("foo-controller")
+	recorder, err := mgr.LegacyEventRecorderFor("foo-controller")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,71 @@
+package testenv_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/internal/testkit"
+)
+
+// Through a WatchLag, requests are answered at once while watch events
+// come late: a client sees its own write by Get before its watch does.
+func TestWatchLagDelaysOnlyWatches(t *testing.T) {
+	const lag = 2 * time.Second
+	env := testkit.Env(t)
+	ns := testkit.Namespace(t, "lag-")
+	l, err := env.NewWatchLag(lag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	lagging, err := kubernetes.NewForConfig(l.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cms := lagging.CoreV1().ConfigMaps(ns)
+	w, err := cms.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+
+	created := time.Now()
+	if _, err := clientset(t, env).CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lagged"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Get(ctx, "lagged", metav1.GetOptions{}); err != nil {
+		t.Fatalf("Get through the lagging proxy: %v", err)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		t.Fatalf("watch event %s before the Get returned", ev.Type)
+	default:
+	}
+	ev, ok := nextEvent(t, w)
+	if !ok || ev.Type != watch.Added {
+		t.Fatalf("event %v (open %t), want Added", ev.Type, ok)
+	}
+	if waited := time.Since(created); waited < lag {
+		t.Fatalf("event after %v, want at least the lag of %v", waited, lag)
+	}
+
+	// A lag of zero applies to the events sent from then on.
+	l.Set(0)
+	if err := clientset(t, env).CoreV1().ConfigMaps(ns).Delete(ctx, "lagged", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleted := time.Now()
+	if ev, ok := nextEvent(t, w); !ok || ev.Type != watch.Deleted {
+		t.Fatalf("event %v (open %t), want Deleted", ev.Type, ok)
+	}
+	if waited := time.Since(deleted); waited >= lag {
+		t.Fatalf("event after %v with the lag off", waited)
+	}
+}
