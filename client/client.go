@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,7 +24,7 @@ import (
 // informer cache and writes them to the API server. It implements
 // Interface[T].
 type Client[T object.Object] struct {
-	inf        *informer.Informer[T]
+	inf        atomic.Pointer[informer.Informer[T]] // see current
 	rest       rest.Interface
 	params     runtime.ParameterCodec
 	scheme     *runtime.Scheme
@@ -60,8 +62,7 @@ func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], er
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	elem := reflect.TypeFor[T]().Elem()
-	return &Client[T]{
-		inf:        inf,
+	cl := &Client[T]{
 		rest:       rc,
 		params:     c.ParameterCodec(),
 		scheme:     c.Scheme(),
@@ -71,12 +72,22 @@ func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], er
 		newObj:     func() T { return reflect.New(elem).Interface().(T) },
 		wait:       f.SyncTimeout(),
 		started:    f.Started(),
-	}, nil
+	}
+	cl.inf.Store(inf)
+	return cl, nil
 }
 
 // Informer returns the shared informer the client reads from, to watch it
-// in a controller or add indexes to it.
-func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
+// in a controller or add indexes to it. The client does not keep its
+// informer alive: once the factory releases it (its last handler removed,
+// see informer.Factory), the client reads the factory's current one, a
+// fresh informer that lists everything again.
+func (c *Client[T]) Informer() *informer.Informer[T] {
+	if inf, err := c.current(); err == nil {
+		return inf
+	}
+	return c.inf.Load()
+}
 
 // Get returns the cached object namespace/name (namespace "" for
 // cluster-scoped kinds), or a NotFound API error (apierrors.IsNotFound). It
@@ -85,37 +96,71 @@ func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
 // resourceVersion. The object is shared with every other reader: copy it
 // before changing it.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
-	var zero T
-	if err := c.readable(ctx, namespace); err != nil {
+	inf, err := c.readable(ctx, namespace)
+	if err != nil {
+		var zero T
 		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
-	if obj, ok := c.inf.Cache().Get(namespace, name); ok {
+	return c.get(ctx, inf, namespace, name)
+}
+
+// get answers Get from inf's cache, which readable returned.
+func (c *Client[T]) get(ctx context.Context, inf *informer.Informer[T], namespace, name string) (T, error) {
+	var zero T
+	obj, ok := inf.Cache().Get(namespace, name)
+	switch {
+	case ok:
 		return obj, nil
+	case inf.Released():
+		return c.Get(ctx, namespace, name) // emptied under the read: ask its successor
 	}
 	return zero, apierrors.NewNotFound(c.resource, name)
 }
 
-// readable returns an error if the cache cannot answer for namespace ("" for
-// all namespaces): because it holds another namespace only, or because its
-// first list is not complete after waiting for it, at most the factory's
-// sync timeout.
-func (c *Client[T]) readable(ctx context.Context, namespace string) error {
-	if ns := c.inf.Namespace(); ns != "" && namespace != ns {
-		return fmt.Errorf("the cache holds namespace %q only (informer %s)", ns, c.inf.Name())
+// readable returns the informer to read, or an error if its cache cannot
+// answer for namespace ("" for all namespaces): because it holds another
+// namespace only, or because its first list is not complete after waiting
+// for it, at most the factory's sync timeout.
+func (c *Client[T]) readable(ctx context.Context, namespace string) (*informer.Informer[T], error) {
+	inf, err := c.current()
+	if err != nil {
+		return nil, err
 	}
-	if c.inf.HasSynced() {
-		return nil
+	if ns := inf.Namespace(); ns != "" && namespace != ns {
+		return nil, fmt.Errorf("the cache holds namespace %q only (informer %s)", ns, inf.Name())
+	}
+	if inf.HasSynced() {
+		return inf, nil
 	}
 	select {
 	case <-c.started:
 	default:
 		// As controller-runtime's cache does: waiting would only delay
 		// the same answer by the whole timeout.
-		return fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", c.inf.Name(), informer.ErrNotSynced)
+		return nil, fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", inf.Name(), informer.ErrNotSynced)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.wait, fmt.Errorf("cache sync timeout %s", c.wait))
 	defer cancel()
-	return c.inf.WaitForSync(ctx)
+	err = inf.WaitForSync(ctx)
+	if errors.Is(err, informer.ErrReleased) {
+		return c.readable(ctx, namespace) // released while waiting: wait for its successor
+	}
+	return inf, err
+}
+
+// current returns the informer the client reads: the one it was made with
+// until the factory releases it, then the factory's current one.
+func (c *Client[T]) current() (*informer.Informer[T], error) {
+	inf := c.inf.Load()
+	if !inf.Released() {
+		return inf, nil
+	}
+	next, err := inf.Current()
+	if err != nil {
+		return nil, err
+	}
+	c.inf.CompareAndSwap(inf, next)
+	return next, nil
 }
 
 func first[O any](opts []O) *O {

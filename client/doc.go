@@ -90,6 +90,10 @@
 // of a namespaced manager. Reads of another namespace are errors, not
 // empty answers.
 //
+// A Client does not keep its informer alive: when the factory releases it
+// (its last handler removed, see informer.Factory), the client's next read
+// uses the factory's current informer, which lists everything again.
+//
 // A Client works for any typed kind in the factory's scheme, custom
 // resources with Go types included. For kinds without Go types, use the
 // dynamic client with informer.ForUnstructured.

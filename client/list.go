@@ -70,11 +70,17 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	o := listOptionsOf(opts)
 	ns := o.namespace
 	if ns == "" {
-		ns = c.inf.Namespace() // every namespace the cache holds
+		ns = c.inf.Load().Namespace() // every namespace the cache holds
 	}
-	if err := c.readable(ctx, ns); err != nil {
+	inf, err := c.readable(ctx, ns)
+	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
+	return c.list(ctx, inf, o, opts)
+}
+
+// list answers List from inf's cache, which readable returned.
+func (c *Client[T]) list(ctx context.Context, inf *informer.Informer[T], o listOptions, opts []ListOption) ([]T, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
 	}
@@ -85,7 +91,7 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 			}
 		}
 	}
-	cache := c.inf.Cache()
+	cache := inf.Cache()
 	var objs []T
 	switch {
 	case o.index != "":
@@ -97,6 +103,9 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 		objs, _ = cache.ByIndex(informer.NamespaceIndex, o.namespace)
 	default:
 		objs = cache.List()
+	}
+	if inf.Released() {
+		return c.List(ctx, opts...) // emptied under the read: ask its successor
 	}
 	kept := objs[:0]
 	for _, obj := range objs {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -43,6 +44,10 @@ type Informer[T object.Object] struct {
 	notes          []change[T] // reused per batch
 	clock          clock.WithTicker
 	sync           *syncState
+
+	owner    *factoryRef                  // set on a factory's informer
+	renew    func() (*Informer[T], error) // asks the factory again; see Current
+	released atomic.Bool
 }
 
 // change is one cache change a batch produced, to be fanned out.
@@ -195,6 +200,9 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 	inf.sync.stopped()
 	for l := range inf.listeners {
 		l.stop()
+	}
+	if inf.released.Load() {
+		inf.dropState()
 	}
 	inf.mu.Unlock()
 	inf.listenerWG.Wait() // removed handlers included
