@@ -20,6 +20,10 @@
 // metadata-only objects. Every informer comes from the manager's factory, so
 // controllers that watch the same kind share one watch and one cache.
 //
+// The builder wires what a controller always watches. Build returns the
+// controller, which takes further watches, and gives them back, while the
+// manager runs (controller.Controller's Watch and Unwatch).
+//
 // Go methods cannot take type parameters, so the typed part of each input is
 // built by the generic functions Kind and Handle, and the builder's methods
 // take the result.

@@ -2,8 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -23,7 +25,7 @@ import (
 // ForMetadata of any kind as *unstructured.Unstructured and
 // *metav1.PartialObjectMetadata.
 type Client[T object.Object] struct {
-	inf        *informer.Informer[T] // nil for an uncached kind: reads go live
+	inf        atomic.Pointer[informer.Informer[T]] // see current; nil for an uncached kind: reads go live
 	rest       rest.Interface
 	params     runtime.ParameterCodec
 	scheme     *runtime.Scheme
@@ -69,8 +71,16 @@ func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], er
 
 // Informer returns the shared informer the client reads from, to watch it
 // in a controller or add indexes to it; nil for a kind the factory does
-// not cache (informer.KindOptions.Uncached).
-func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
+// not cache (informer.KindOptions.Uncached). The client does not keep its
+// informer alive: once the factory releases it (its last handler removed,
+// see informer.Factory), the client reads the factory's current one, a
+// fresh informer that lists everything again.
+func (c *Client[T]) Informer() *informer.Informer[T] {
+	if inf, err := c.current(); err == nil {
+		return inf
+	}
+	return c.inf.Load()
+}
 
 // Get returns the cached object namespace/name (namespace "" for
 // cluster-scoped kinds), or a NotFound API error (apierrors.IsNotFound). It
@@ -79,46 +89,79 @@ func (c *Client[T]) Informer() *informer.Informer[T] { return c.inf }
 // resourceVersion. The object is shared with every other reader: copy it
 // before changing it.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
-	var zero T
-	if err := c.readable(ctx, namespace); err != nil {
+	inf, err := c.readable(ctx, namespace)
+	if err != nil {
+		var zero T
 		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
-	if c.inf == nil {
+	if inf == nil {
 		return c.getLive(ctx, namespace, name)
 	}
-	if obj, ok := c.inf.Cache().Get(namespace, name); ok {
+	return c.get(ctx, inf, namespace, name)
+}
+
+// get answers Get from inf's cache, which readable returned.
+func (c *Client[T]) get(ctx context.Context, inf *informer.Informer[T], namespace, name string) (T, error) {
+	var zero T
+	obj, ok := inf.Cache().Get(namespace, name)
+	switch {
+	case ok:
 		return obj, nil
+	case inf.Released():
+		return c.Get(ctx, namespace, name) // emptied under the read: ask its successor
 	}
 	return zero, apierrors.NewNotFound(c.resource, name)
 }
 
-// readable returns an error if the client cannot answer for namespace:
-// because it is outside the client's namespaces, or because its cache's
-// first list is not complete after waiting for it, at most the factory's
-// sync timeout.
-func (c *Client[T]) readable(ctx context.Context, namespace string) error {
+// readable returns the informer to read, or an error if the client cannot
+// answer for namespace: because it is outside the client's namespaces, or
+// because its cache's first list is not complete after waiting for it, at
+// most the factory's sync timeout. It returns no informer and no error for
+// an uncached kind.
+func (c *Client[T]) readable(ctx context.Context, namespace string) (*informer.Informer[T], error) {
 	if err := c.inScope(namespace); err != nil {
-		return err
+		return nil, err
 	}
 	return c.synced(ctx)
 }
 
-// synced waits for the cache's first list (see readable); an uncached
-// client has nothing to wait for.
-func (c *Client[T]) synced(ctx context.Context) error {
-	if c.inf == nil || c.inf.HasSynced() {
-		return nil
+// synced returns the informer to read once its cache holds the first list
+// (see readable); an uncached client has none, and nothing to wait for.
+func (c *Client[T]) synced(ctx context.Context) (*informer.Informer[T], error) {
+	inf, err := c.current()
+	if err != nil || inf == nil || inf.HasSynced() {
+		return inf, err
 	}
 	select {
 	case <-c.started:
 	default:
 		// As controller-runtime's cache does: waiting would only delay
 		// the same answer by the whole timeout.
-		return fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", c.inf.Name(), informer.ErrNotSynced)
+		return nil, fmt.Errorf("informer %s: %w: its factory has not been started (start the manager first)", inf.Name(), informer.ErrNotSynced)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, c.wait, fmt.Errorf("cache sync timeout %s", c.wait))
 	defer cancel()
-	return c.inf.WaitForSync(ctx)
+	err = inf.WaitForSync(ctx)
+	if errors.Is(err, informer.ErrReleased) {
+		return c.synced(ctx) // released while waiting: wait for its successor
+	}
+	return inf, err
+}
+
+// current returns the informer the client reads: the one it was made with
+// until the factory releases it, then the factory's current one; nil for
+// an uncached kind.
+func (c *Client[T]) current() (*informer.Informer[T], error) {
+	inf := c.inf.Load()
+	if inf == nil || !inf.Released() {
+		return inf, nil
+	}
+	next, err := inf.Current()
+	if err != nil {
+		return nil, err
+	}
+	c.inf.CompareAndSwap(inf, next)
+	return next, nil
 }
 
 func first[O any](opts []O) *O {

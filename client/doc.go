@@ -92,6 +92,10 @@
 // manager. List without InNamespace lists all of them; reads of another
 // namespace are errors naming it and the set, not empty answers.
 //
+// A Client does not keep its informer alive: when the factory releases it
+// (its last handler removed, see informer.Factory), the client's next read
+// uses the factory's current informer, which lists everything again.
+//
 // # Uncached kinds
 //
 // A kind the factory does not cache (informer.KindOptions.Uncached, e.g.

@@ -113,10 +113,12 @@ func newClient[T object.Object](f *informer.Factory, gvk schema.GroupVersionKind
 		}
 		return cl, nil
 	}
-	if cl.inf, err = a.informer(namespace); err != nil {
+	inf, err := a.informer(namespace)
+	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	cl.scope = cl.inf.Namespaces()
+	cl.inf.Store(inf)
+	cl.scope = inf.Namespaces() // a successor after a release has the same
 	return cl, nil
 }
 
@@ -126,12 +128,13 @@ func (c *Client[T]) inScope(namespace string) error {
 	if c.scope == nil || slices.Contains(c.scope, namespace) {
 		return nil
 	}
-	if c.inf == nil {
+	inf := c.inf.Load()
+	if inf == nil {
 		return fmt.Errorf("namespace %q is outside the client's namespaces %s (%s is not cached: reads go to the API server)",
 			namespace, quoted(c.scope), c.gvk.Kind)
 	}
 	return fmt.Errorf("namespace %q is not cached: the cache holds namespaces %s only (informer %s)",
-		namespace, quoted(c.scope), c.inf.Name())
+		namespace, quoted(c.scope), inf.Name())
 }
 
 func quoted(names []string) string {

@@ -76,12 +76,18 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 			return nil, fmt.Errorf("list %s: %w", c.resource, err)
 		}
 	}
-	if err := c.synced(ctx); err != nil {
+	inf, err := c.synced(ctx)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
-	}
-	if c.inf == nil {
+	case inf == nil:
 		return c.listUncached(ctx, o)
 	}
+	return c.list(ctx, inf, o, opts)
+}
+
+// list answers List from inf's cache, which synced returned.
+func (c *Client[T]) list(ctx context.Context, inf *informer.Informer[T], o listOptions, opts []ListOption) ([]T, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
 	}
@@ -92,7 +98,7 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 			}
 		}
 	}
-	cache := c.inf.Cache()
+	cache := inf.Cache()
 	var objs []T
 	switch {
 	case o.index != "":
@@ -104,6 +110,9 @@ func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 		objs, _ = cache.ByIndex(informer.NamespaceIndex, o.namespace)
 	default:
 		objs = cache.List()
+	}
+	if inf.Released() {
+		return c.List(ctx, opts...) // emptied under the read: ask its successor
 	}
 	kept := objs[:0]
 	for _, obj := range objs {

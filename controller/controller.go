@@ -41,9 +41,12 @@ type Controller struct {
 	log   logr.Logger
 	times *eventTimes // set when the metrics record event latency
 
-	mu      sync.Mutex
-	sources []Source
-	started bool
+	mu        sync.Mutex
+	watches   []*watch
+	started   bool
+	stopped   bool
+	q         handler.Queue   // what sources feed, set by Start
+	attachCtx context.Context // what sources are attached with, set by Start
 }
 
 // New returns a controller named name (used in logs and metrics; it should
@@ -87,21 +90,11 @@ func (c *Controller) newQueue() *workqueue.RateLimitingQueue[Request] {
 // Name returns the controller's name.
 func (c *Controller) Name() string { return c.name }
 
-// Watch adds a source of requests. Call it before Start.
-func (c *Controller) Watch(src Source) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.started {
-		return fmt.Errorf("controller %s: Watch(%s) after Start", c.name, src.Name())
-	}
-	c.sources = append(c.sources, src)
-	return nil
-}
-
 // Start connects the sources, waits until their caches have synced (an
 // error names those that did not), and runs the workers until ctx is done.
-// Then it stops taking new work, lets reconciles in progress finish, and
-// returns. A controller starts once.
+// Then it stops taking new work, lets reconciles in progress finish,
+// detaches every source and returns. Sources watched after Start are connected
+// at once and not waited for (see Watch). A controller starts once.
 func (c *Controller) Start(ctx context.Context) error {
 	c.mu.Lock()
 	if c.started {
@@ -109,23 +102,25 @@ func (c *Controller) Start(ctx context.Context) error {
 		return fmt.Errorf("controller %s: started twice", c.name)
 	}
 	c.started = true
-	sources := c.sources
 	c.queue = c.newQueue()
-	c.mu.Unlock()
 	defer c.queue.ShutDown()
-
 	var q handler.Queue = c.queue
 	if _, ok := c.opts.reconcileMetrics.(EventLatencyMetrics); ok {
 		c.times = &eventTimes{clock: c.opts.clock, first: map[Request]time.Time{}}
 		q = stampedQueue{Queue: c.queue, times: c.times}
 	}
-	for _, src := range sources {
-		stop, err := src.Attach(ctx, q)
-		if err != nil {
-			return fmt.Errorf("controller %s: %w", c.name, err)
+	c.q, c.attachCtx = q, ctx
+	defer c.detachAll()
+	sources := make([]informer.Syncer, 0, len(c.watches))
+	for _, w := range c.watches {
+		if err := c.attach(w); err != nil {
+			c.mu.Unlock()
+			return err
 		}
-		defer stop()
+		sources = append(sources, w.src)
 	}
+	c.mu.Unlock()
+
 	if err := c.waitForSync(ctx, sources); err != nil {
 		return err
 	}
@@ -147,14 +142,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	return nil
 }
 
-func (c *Controller) waitForSync(ctx context.Context, sources []Source) error {
+func (c *Controller) waitForSync(ctx context.Context, sources []informer.Syncer) error {
 	ctx, cancel := context.WithTimeout(ctx, c.opts.cacheSyncTimeout)
 	defer cancel()
-	syncers := make([]informer.Syncer, len(sources))
-	for i, s := range sources {
-		syncers[i] = s
-	}
-	if err := informer.WaitForCacheSync(ctx, syncers...); err != nil {
+	if err := informer.WaitForCacheSync(ctx, sources...); err != nil {
 		return fmt.Errorf("controller %s: after %s: %w", c.name, c.opts.cacheSyncTimeout, err)
 	}
 	return nil

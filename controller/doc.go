@@ -17,6 +17,24 @@
 // to the end: their context is not cancelled with the controller's (use
 // WithReconcileTimeout to bound them).
 //
+// # Watches at run time
+//
+// Watch works on a running controller too: the source is attached to the
+// queue at once and its initial state is enqueued as usual. The controller
+// does not wait for it; informer.WaitForCacheSync(ctx, src) does, a Source
+// being an informer.Syncer. Unwatch removes a source
+// again, before or after Start; once it returns, no request from that
+// source reaches the queue. An informer source's handler is removed with
+// it, and a Factory's informer that no other handler uses is released:
+// stopped, forgotten and its cache emptied (see package informer).
+//
+//	src := controller.Informer(foos, handler.EnqueueObject[*unstructured.Unstructured]())
+//	err := c.Watch(src)   // e.g. when the Foo CRD appears
+//	err = c.Unwatch(src)  // when it goes: the Foo informer is stopped
+//
+// The builder's For, Owns and Watches remain the way to wire what a
+// controller always watches; Build returns the controller for the rest.
+//
 // # Outcomes
 //
 //   - an error: the request is retried after the rate limiter's backoff

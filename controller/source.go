@@ -2,7 +2,9 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
@@ -23,37 +25,68 @@ type Source interface {
 
 // Informer returns a Source that passes inf's events through preds to h.
 // The informer is shared and is not run by the controller: run it (or let a
-// manager run it) alongside.
+// manager run it) alongside. Detaching the source removes its handler,
+// which releases a factory's informer that no other handler uses (see
+// informer.Factory); attached again (after Controller.Unwatch), the source
+// uses the informer the factory hands out then (informer.Informer.Current).
 func Informer[T object.Object](inf *informer.Informer[T], h handler.EventHandler[T], preds ...predicate.Predicate[T]) Source {
-	return &informerSource[T]{inf: inf, h: handler.WithPredicates(h, preds...)}
+	return &informerSource[T]{name: inf.Name(), inf: inf, h: handler.WithPredicates(h, preds...)}
 }
 
 type informerSource[T object.Object] struct {
+	name string
+	h    handler.EventHandler[T]
+
+	mu  sync.Mutex
 	inf *informer.Informer[T]
-	h   handler.EventHandler[T]
-	reg *informer.Registration
+	reg *informer.Registration // set while attached
 }
 
-func (s *informerSource[T]) Name() string { return s.inf.Name() }
+func (s *informerSource[T]) Name() string { return s.name }
 
 func (s *informerSource[T]) HasSynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.reg != nil && s.reg.HasSynced() && s.inf.HasSynced()
 }
 
 func (s *informerSource[T]) Attach(ctx context.Context, q handler.Queue) (func(), error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.reg != nil {
-		return nil, fmt.Errorf("controller: source %s attached twice", s.Name())
+		return nil, fmt.Errorf("controller: source %s attached twice", s.name)
 	}
 	// The informer speaks package event's types already: its events go to
 	// the handler as they are.
-	reg, err := s.inf.AddHandler(informer.HandlerFuncs[T]{
+	h := informer.HandlerFuncs[T]{
 		CreateFunc: func(e event.Create[T]) { s.h.Create(ctx, e, q) },
 		UpdateFunc: func(e event.Update[T]) { s.h.Update(ctx, e, q) },
 		DeleteFunc: func(e event.Delete[T]) { s.h.Delete(ctx, e, q) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("controller: watching %s: %w", s.Name(), err)
 	}
-	s.reg = reg
-	return reg.Remove, nil
+	for {
+		inf, err := s.inf.Current()
+		if err != nil {
+			return nil, fmt.Errorf("controller: watching %s: %w", s.name, err)
+		}
+		s.inf = inf
+		reg, err := inf.AddHandler(h)
+		if errors.Is(err, informer.ErrReleased) {
+			continue // released since Current: ask again
+		}
+		if err != nil {
+			return nil, fmt.Errorf("controller: watching %s: %w", s.name, err)
+		}
+		s.reg = reg
+		return func() { s.detach(reg) }, nil
+	}
+}
+
+// detach removes reg, if it is still the source's registration.
+func (s *informerSource[T]) detach(reg *informer.Registration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reg == reg {
+		s.reg = nil
+		reg.Remove()
+	}
 }

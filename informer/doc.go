@@ -90,6 +90,27 @@
 // informer and no list or watch permission needed. An informer asked for
 // explicitly — a controller watching the kind — is still made.
 //
+// # Releasing informers
+//
+// A factory's informer lives while it has handlers. When the last handler
+// registered with it is removed (Registration.Remove: a controller's watch
+// removed with Unwatch, or its controller stopped), the factory releases
+// it: it stops its reflector and handler goroutines, forgets it (Stats no
+// longer lists it, and the next For makes a fresh one) and empties its
+// cache, so its objects become garbage even while someone still holds the
+// Informer. A released informer says so (Released); AddHandler and
+// WaitForSync fail with ErrReleased; Current returns the informer the
+// factory hands out now, which lists everything again and inherits the
+// released one's indexes, transform and watch error handler.
+//
+// Only handlers count. An informer that never had one, such as one a
+// package client Client made for its reads, runs until the factory stops.
+// A Client does not keep its informer alive either: after a release, its
+// next read uses the current informer (and waits for its list). A factory
+// whose context is done, or after KeepInformers (which a manager calls as
+// its shutdown begins), releases nothing: its informers stop with it, and
+// reconciles still finishing read full caches.
+//
 // # Synced or not
 //
 // An informer's cache is authoritative only once it holds the first

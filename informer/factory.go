@@ -31,6 +31,12 @@ import (
 // that one, asking for another is an error, and AllNamespaces asks for a
 // cluster-wide cache explicitly. WithKind sets a kind's own namespaces,
 // selector and transform, or leaves it uncached.
+//
+// An informer lives while it has handlers: when the last handler registered
+// with it is removed (a controller's watch removed, or its controller
+// stopped), the factory stops it, forgets it and empties its cache; the
+// next For makes a fresh one. See "Releasing informers" in the package
+// documentation.
 type Factory struct {
 	c *cluster.Cluster
 	o *options
@@ -40,6 +46,9 @@ type Factory struct {
 	runCtx    context.Context // set by Start
 	started   chan struct{}   // closed by Start
 	wg        sync.WaitGroup
+
+	inherited map[factoryKey]any // settings of released informers; see own
+	keep      bool               // KeepInformers was called
 }
 
 // AllNamespaces, passed as the namespace to For, ForUnstructured or
@@ -63,6 +72,7 @@ type runner interface {
 	SyncError() error
 	cached() int
 	scheduled()
+	releaser
 }
 
 // NewFactory returns a factory of informers of c's kinds. Its options are
@@ -133,6 +143,7 @@ func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel 
 // factory has started) on first use. key.namespace is the one asked for; it
 // is resolved against the kind's scope and namespaces first (NamespacesFor).
 func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
+	asked := key
 	mapping, err := f.c.RESTMapping(key.gvk)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -166,6 +177,7 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...)})
 	inf.dropManaged = !f.o.keepManagedFields
 	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
+	own(f, key, inf, func() (*Informer[T], error) { return shared[T](f, asked, newLW) })
 	f.informers[key] = inf
 	if f.runCtx != nil {
 		f.run(inf)
@@ -199,8 +211,11 @@ func (f *Factory) Start(ctx context.Context) error {
 // for the informers cannot miss one.
 func (f *Factory) run(inf runner) {
 	inf.scheduled()
+	ctx, stop := context.WithCancel(f.runCtx) // stopped early by release
+	inf.ref().stop = stop
 	f.wg.Go(func() {
-		if err := inf.Start(f.runCtx); err != nil {
+		defer stop()
+		if err := inf.Start(ctx); err != nil {
 			f.o.log.Error(err, "informer stopped", "informer", inf.Name())
 		}
 	})
@@ -229,8 +244,8 @@ type Stats struct {
 	Err error
 }
 
-// Stats reports on every informer handed out so far, for metrics and
-// readiness checks.
+// Stats reports on every informer handed out so far and not released, for
+// metrics and readiness checks.
 func (f *Factory) Stats() []Stats {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -41,6 +42,10 @@ type Informer[T object.Object] struct {
 	notes          []change[T] // reused per batch
 	clock          clock.WithTicker
 	sync           *syncState
+
+	owner    *factoryRef                  // set on a factory's informer
+	renew    func() (*Informer[T], error) // asks the factory again; see Current
+	released atomic.Bool
 }
 
 // change is one cache change a batch produced, to be fanned out.
@@ -188,6 +193,9 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 	inf.sync.stopped()
 	for l := range inf.listeners {
 		l.stop()
+	}
+	if inf.released.Load() {
+		inf.dropState()
 	}
 	inf.mu.Unlock()
 	inf.listenerWG.Wait() // removed handlers included

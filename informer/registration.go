@@ -37,6 +37,8 @@ func (r *Registration) HasSynced() bool { return r.synced() }
 
 // Remove stops deliveries to the handler; notifications not yet delivered
 // are dropped. A call already in progress finishes. Remove is idempotent.
+// Removing the last handler of a factory's informer releases the informer
+// (see Factory).
 func (r *Registration) Remove() { r.remove() }
 
 // AddHandler registers h. Before or after Start, h first gets a create for
@@ -55,7 +57,10 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	if inf.stopped {
+	switch {
+	case inf.released.Load():
+		return nil, fmt.Errorf("informer %s: AddHandler: %w", inf.name, ErrReleased)
+	case inf.stopped:
 		return nil, fmt.Errorf("informer %s: AddHandler after Start returned", inf.name)
 	}
 	l := newListener(h, inf.log)
@@ -72,9 +77,14 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		synced: l.synced.Load,
 		remove: func() {
 			inf.mu.Lock()
+			_, present := inf.listeners[l]
 			delete(inf.listeners, l)
+			last := present && len(inf.listeners) == 0
 			inf.mu.Unlock()
 			l.stop()
+			if last {
+				inf.lastHandlerRemoved()
+			}
 		},
 	}, nil
 }

@@ -18,6 +18,7 @@ type syncState struct {
 	synced  atomic.Bool
 	mu      sync.Mutex
 	started bool
+	gone    bool          // released by its factory
 	lastErr error         // the latest list/watch error before the first sync
 	changed chan struct{} // closed and replaced whenever synced or the above changes
 }
@@ -36,7 +37,12 @@ func (s *syncState) update(fn func(*syncState)) {
 func (s *syncState) setStarted() { s.update(func(s *syncState) { s.started = true }) }
 
 func (s *syncState) setSynced() {
-	s.update(func(s *syncState) { s.synced.Store(true); s.lastErr = nil })
+	s.update(func(s *syncState) {
+		if !s.gone { // a list that lands after the release fills a cache about to be emptied
+			s.synced.Store(true)
+			s.lastErr = nil
+		}
+	})
 }
 
 // setError records a list or watch error; once synced they no longer matter
@@ -75,8 +81,11 @@ func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
 	for {
 		inf.sync.mu.Lock()
 		started, synced, lastErr, changed := inf.sync.started, inf.sync.synced.Load(), inf.sync.lastErr, inf.sync.changed
+		gone := inf.sync.gone
 		inf.sync.mu.Unlock()
 		switch {
+		case gone:
+			return fmt.Errorf("informer %s: %w: %w", inf.name, ErrNotSynced, ErrReleased)
 		case synced:
 			return nil
 		case lastErr != nil && permanent(lastErr):
@@ -116,5 +125,14 @@ func (s *syncState) stopped() {
 		if !s.synced.Load() {
 			s.started = false
 		}
+	})
+}
+
+// release records that the factory released the informer: its cache is
+// about to be emptied, so it is no longer synced, and waiters give up.
+func (s *syncState) release() {
+	s.update(func(s *syncState) {
+		s.synced.Store(false)
+		s.started, s.gone = false, true
 	})
 }

@@ -66,6 +66,10 @@
 // process should exit and start over as a candidate, as controller-runtime's
 // managers do.
 //
+// While the manager runs, an informer whose last watch is removed is
+// released (see package informer); once shutdown begins, or the lease is
+// lost, none is, so every cache lasts until the controllers are done.
+//
 // # Profiling
 //
 // WithPprofAddr serves Go's runtime profiles (net/http/pprof) under

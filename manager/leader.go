@@ -58,7 +58,10 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 				// Leader work stops when the lease is lost or the
 				// manager shuts down, whichever is first.
 				ctx, cancel := context.WithCancel(runCtx)
-				context.AfterFunc(leading, cancel)
+				context.AfterFunc(leading, func() {
+					m.factory.KeepInformers() // the manager is going down: see Start
+					cancel()
+				})
 				close(m.elected)
 				for _, r := range m.runnables(true) {
 					m.run(ctx, r, fail)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,16 +22,7 @@ import (
 // A reconcile in progress at shutdown runs to its end, with the cache still
 // serving it, before Start returns.
 func TestShutdownFinishesInFlightReconciles(t *testing.T) {
-	ns := testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cms, err := client.For[*corev1.ConfigMap](m.Factory(), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, cms := configMapManager(t)
 	entered, release, finished := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		close(entered)
@@ -56,6 +48,52 @@ func TestShutdownFinishesInFlightReconciles(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// configMapManager returns a manager restricted to a fresh namespace that
+// holds one ConfigMap, and a client of the manager's ConfigMaps.
+func configMapManager(t *testing.T) (*manager.Manager, *client.Client[*corev1.ConfigMap]) {
+	t.Helper()
+	ns := testkit.Namespace(t, "mgr-")
+	createConfigMaps(t, ns, 1)
+	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cms, err := client.For[*corev1.ConfigMap](m.Factory(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, cms
+}
+
+// Controllers remove their handlers as they stop, before the caches stop:
+// the manager's shutdown must not release the informers they leave, which
+// other controllers' last reconciles may still read.
+func TestShutdownReleasesNoInformer(t *testing.T) {
+	m, cms := configMapManager(t)
+	inf := cms.Informer()
+	reconciled := make(chan struct{})
+	var once sync.Once
+	r := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		once.Do(func() { close(reconciled) })
+		return reconcile.Result{}, nil
+	})
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, m)
+	select {
+	case <-reconciled:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no reconcile")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if inf.Released() {
+		t.Error("the manager released the ConfigMap informer while shutting down")
 	}
 }
 

@@ -75,6 +75,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	m.mu.Lock()
 	m.stopping = true
 	m.mu.Unlock()
+	m.factory.KeepInformers() // a controller that stops first must not take others' caches with it
 	stopRun()
 	if !m.waitRunnables() {
 		err = errors.Join(err, fmt.Errorf("manager: runnables still running %v after shutdown began", m.opts.shutdownTimeout))
