@@ -97,7 +97,8 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 		t.Fatalf("For(f, %q): %v, want an error naming it, the set and the option", c, err)
 	}
 	seen := &keysSeen{}
-	if _, err := inf.AddHandler(seen.handler()); err != nil {
+	reg, err := inf.AddHandler(seen.handler())
+	if err != nil {
 		t.Fatal(err)
 	}
 	defer startFactory(f, ctx)()
@@ -128,6 +129,18 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 	})
 	if _, ok := inf.Cache().Get(c, "late"); ok || len(seen.inNamespace(c)) > 0 || inf.Cache().Len() != 4 {
 		t.Fatalf("namespace %s leaked in: cache %q, events %q", c, inf.Cache().ListKeys(), seen.inNamespace(c))
+	}
+
+	// Its last handler gone, the informer of both namespaces is released
+	// whole; its successor covers the same two.
+	reg.Remove()
+	next, err := inf.Current()
+	if err != nil || !inf.Released() || next == inf || !slices.Equal(next.Namespaces(), want) {
+		t.Fatalf("after the last handler's removal: released %v, successor %v in %q (%v); want a fresh one in %q",
+			inf.Released(), next != inf, next.Namespaces(), err, want)
+	}
+	if err := next.WaitForSync(syncCtx); err != nil || next.Cache().Len() != 4 {
+		t.Fatalf("the successor holds %d objects (%v), want both namespaces' 4", next.Cache().Len(), err)
 	}
 }
 
