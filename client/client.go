@@ -9,7 +9,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,9 +21,11 @@ import (
 
 // Client reads objects of kind T (such as *appsv1.Deployment) from a shared
 // informer cache and writes them to the API server. It implements
-// Interface[T].
+// Interface[T]. For returns one of typed objects; ForUnstructured and
+// ForMetadata of any kind as *unstructured.Unstructured and
+// *metav1.PartialObjectMetadata.
 type Client[T object.Object] struct {
-	inf        atomic.Pointer[informer.Informer[T]] // see current
+	inf        atomic.Pointer[informer.Informer[T]] // see current; nil for an uncached kind: reads go live
 	rest       rest.Interface
 	params     runtime.ParameterCodec
 	scheme     *runtime.Scheme
@@ -32,53 +33,45 @@ type Client[T object.Object] struct {
 	resource   schema.GroupResource
 	namespaced bool
 	newObj     func() T
+	newList    func() (runtime.Object, error) // for live lists
+	form       form
+	scope      []string        // the namespaces reads may name; nil for any
 	wait       time.Duration   // the factory's sync timeout
 	started    <-chan struct{} // closed once the factory runs its informers
 }
 
 // For returns a Client for T over the factory's shared informer of T in
-// namespace: "" for the factory's namespace (all namespaces when it is not
-// restricted, see informer.WithNamespace) and for cluster-scoped kinds;
-// another namespace than a restricted factory's is an error;
-// informer.AllNamespaces asks for a cluster-wide cache explicitly. The
-// informer runs with the factory; its REST client comes from the
-// factory's cluster.
+// namespace: "" for the namespaces the factory caches T in (all
+// namespaces unless restricted, see informer.WithNamespaces and
+// informer.WithKind) and for cluster-scoped kinds; a namespace outside a
+// restricted factory's is an error; informer.AllNamespaces asks for a
+// cluster-wide cache explicitly. The informer runs with the factory; its
+// REST client comes from the factory's cluster. For a kind the factory
+// does not cache (informer.KindOptions.Uncached) no informer is made: the
+// client reads from the API server, in the same namespaces.
 func For[T object.Object](f *informer.Factory, namespace string) (*Client[T], error) {
 	c := f.Cluster()
 	gvk, err := cluster.KindOf[T](c)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
-	mapping, err := c.RESTMapping(gvk)
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	rc, err := c.RESTClientFor(gvk.GroupVersion())
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	inf, err := informer.For[T](f, namespace, object.Selector{})
-	if err != nil {
-		return nil, fmt.Errorf("client: %w", err)
-	}
-	elem := reflect.TypeFor[T]().Elem()
-	cl := &Client[T]{
-		rest:       rc,
-		params:     c.ParameterCodec(),
-		scheme:     c.Scheme(),
-		gvk:        gvk,
-		resource:   mapping.Resource.GroupResource(),
-		namespaced: mapping.Scope.Name() == meta.RESTScopeNameNamespace,
-		newObj:     func() T { return reflect.New(elem).Interface().(T) },
-		wait:       f.SyncTimeout(),
-		started:    f.Started(),
-	}
-	cl.inf.Store(inf)
-	return cl, nil
+	scheme, elem := c.Scheme(), reflect.TypeFor[T]().Elem()
+	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	return newClient(f, gvk, namespace, access[T]{
+		form:    formTyped,
+		rest:    c.RESTClientFor,
+		params:  c.ParameterCodec(),
+		newObj:  func() T { return reflect.New(elem).Interface().(T) },
+		newList: func() (runtime.Object, error) { return scheme.New(listGVK) },
+		informer: func(namespace string) (*informer.Informer[T], error) {
+			return informer.For[T](f, namespace, object.Selector{})
+		},
+	})
 }
 
 // Informer returns the shared informer the client reads from, to watch it
-// in a controller or add indexes to it. The client does not keep its
+// in a controller or add indexes to it; nil for a kind the factory does
+// not cache (informer.KindOptions.Uncached). The client does not keep its
 // informer alive: once the factory releases it (its last handler removed,
 // see informer.Factory), the client reads the factory's current one, a
 // fresh informer that lists everything again.
@@ -101,6 +94,9 @@ func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) 
 		var zero T
 		return zero, fmt.Errorf("get %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
+	if inf == nil {
+		return c.getLive(ctx, namespace, name)
+	}
 	return c.get(ctx, inf, namespace, name)
 }
 
@@ -117,20 +113,24 @@ func (c *Client[T]) get(ctx context.Context, inf *informer.Informer[T], namespac
 	return zero, apierrors.NewNotFound(c.resource, name)
 }
 
-// readable returns the informer to read, or an error if its cache cannot
-// answer for namespace ("" for all namespaces): because it holds another
-// namespace only, or because its first list is not complete after waiting
-// for it, at most the factory's sync timeout.
+// readable returns the informer to read, or an error if the client cannot
+// answer for namespace: because it is outside the client's namespaces, or
+// because its cache's first list is not complete after waiting for it, at
+// most the factory's sync timeout. It returns no informer and no error for
+// an uncached kind.
 func (c *Client[T]) readable(ctx context.Context, namespace string) (*informer.Informer[T], error) {
-	inf, err := c.current()
-	if err != nil {
+	if err := c.inScope(namespace); err != nil {
 		return nil, err
 	}
-	if ns := inf.Namespace(); ns != "" && namespace != ns {
-		return nil, fmt.Errorf("the cache holds namespace %q only (informer %s)", ns, inf.Name())
-	}
-	if inf.HasSynced() {
-		return inf, nil
+	return c.synced(ctx)
+}
+
+// synced returns the informer to read once its cache holds the first list
+// (see readable); an uncached client has none, and nothing to wait for.
+func (c *Client[T]) synced(ctx context.Context) (*informer.Informer[T], error) {
+	inf, err := c.current()
+	if err != nil || inf == nil || inf.HasSynced() {
+		return inf, err
 	}
 	select {
 	case <-c.started:
@@ -143,16 +143,17 @@ func (c *Client[T]) readable(ctx context.Context, namespace string) (*informer.I
 	defer cancel()
 	err = inf.WaitForSync(ctx)
 	if errors.Is(err, informer.ErrReleased) {
-		return c.readable(ctx, namespace) // released while waiting: wait for its successor
+		return c.synced(ctx) // released while waiting: wait for its successor
 	}
 	return inf, err
 }
 
 // current returns the informer the client reads: the one it was made with
-// until the factory releases it, then the factory's current one.
+// until the factory releases it, then the factory's current one; nil for
+// an uncached kind.
 func (c *Client[T]) current() (*informer.Informer[T], error) {
 	inf := c.inf.Load()
-	if !inf.Released() {
+	if inf == nil || !inf.Released() {
 		return inf, nil
 	}
 	next, err := inf.Current()

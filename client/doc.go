@@ -59,9 +59,10 @@
 //
 // # Where reads come from
 //
-// Client's Get and List read the cache. Live returns a reader of the API
-// server, for the rare read that must see the latest stored state; each of
-// its calls is a request.
+// Client's Get and List read the cache, or the API server for a kind the
+// factory does not cache (see Uncached kinds). Live returns a reader of
+// the API server, for the rare read that must see the latest stored state;
+// each of its calls is a request.
 //
 // A reconciler that takes an Interface[T] (or the Reader[T] and Writer[T]
 // halves) instead of a *Client[T] can be unit-tested with a hand-written
@@ -85,16 +86,39 @@
 // not watch (a Secret next to each primary object, say) therefore sees
 // them from its first reconcile on.
 //
-// A client's cache is scoped to a namespace: the factory's (the manager's
-// WithNamespace) when asked for "", which is the rule for every cache
-// of a namespaced manager. Reads of another namespace are errors, not
-// empty answers.
+// A client's cache is scoped to namespaces: the factory's (the manager's
+// WithNamespace or WithNamespaces, or the kind's own through WithKind)
+// when asked for "", which is the rule for every cache of a namespaced
+// manager. List without InNamespace lists all of them; reads of another
+// namespace are errors naming it and the set, not empty answers.
 //
 // A Client does not keep its informer alive: when the factory releases it
 // (its last handler removed, see informer.Factory), the client's next read
 // uses the factory's current informer, which lists everything again.
 //
-// A Client works for any typed kind in the factory's scheme, custom
-// resources with Go types included. For kinds without Go types, use the
-// dynamic client with informer.ForUnstructured.
+// # Uncached kinds
+//
+// A kind the factory does not cache (informer.KindOptions.Uncached, e.g.
+// Secrets: manager.WithKind(schema.GroupKind{Kind: "Secret"},
+// informer.KindOptions{Uncached: true})) gets a Client whose Get and List
+// are requests to the API server, within the same namespaces; no informer
+// is made for it (Informer returns nil), so the operator needs only the
+// get (and list) verbs on it, no watch, and holds none of its objects in
+// memory. Writes are unchanged. Live is the per-read counterpart for a
+// cached kind: one read from the API server.
+//
+// # Typed, unstructured and metadata-only
+//
+// For works for any typed kind in the factory's scheme, custom resources
+// with Go types included. ForUnstructured gives the same Client, over
+// *unstructured.Unstructured, for any kind, custom resources without Go
+// types included: reads from the shared informer.ForUnstructured cache,
+// writes through a JSON REST client as the dynamic client's. ForMetadata
+// gives a Client over *metav1.PartialObjectMetadata, reading the small
+// informer.ForMetadata cache and writing what the metadata API serves:
+// Patch, PatchStatus, Apply, ApplyStatus, Delete and DeleteAllOf; its
+// Create, Update and Modify are errors naming the kind. All three
+// implement Interface[T], and Apply works on each (an unstructured client
+// with ApplyConfigurationFromUnstructured is Server-Side Apply for custom
+// resources without Go types).
 package client

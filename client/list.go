@@ -65,21 +65,28 @@ func MatchingIndex(name, value string) ListOption {
 
 // List returns the cached objects the options select, in no particular
 // order, after waiting for the cache's first list (as Get does). The
-// objects are shared: copy one before changing it.
+// objects are shared: copy one before changing it. Without InNamespace it
+// lists every namespace the client covers; InNamespace outside them is an
+// error. For a kind the factory does not cache, List asks the API server
+// (as Live().List does), once per namespace of a client of several.
 func (c *Client[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 	o := listOptionsOf(opts)
-	ns := o.namespace
-	if ns == "" {
-		ns = c.inf.Load().Namespace() // every namespace the cache holds
+	if o.namespace != "" {
+		if err := c.inScope(o.namespace); err != nil {
+			return nil, fmt.Errorf("list %s: %w", c.resource, err)
+		}
 	}
-	inf, err := c.readable(ctx, ns)
-	if err != nil {
+	inf, err := c.synced(ctx)
+	switch {
+	case err != nil:
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
+	case inf == nil:
+		return c.listUncached(ctx, o)
 	}
 	return c.list(ctx, inf, o, opts)
 }
 
-// list answers List from inf's cache, which readable returned.
+// list answers List from inf's cache, which synced returned.
 func (c *Client[T]) list(ctx context.Context, inf *informer.Informer[T], o listOptions, opts []ListOption) ([]T, error) {
 	if o.err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)

@@ -11,9 +11,12 @@ import (
 
 // Live reads objects of kind T from the API server itself, not the cache:
 // for the rare read that must see the latest state (a retry after a
-// conflict does this for you) or a kind the operator does not want to
-// cache. Each call is a request, so do not use it on every reconcile of a
-// busy controller. It implements Reader[T].
+// conflict does this for you). Each call is a request, so do not use it on
+// every reconcile of a busy controller. It implements Reader[T]. A kind
+// the operator does not want to cache at all is better made uncached
+// (informer.KindOptions.Uncached): then the Client's own reads go to the
+// API server and no informer is started for it. Live reads are not
+// limited to the client's namespaces; the API server's RBAC is.
 type Live[T object.Object] struct{ c *Client[T] }
 
 // Live returns the client's reader of the API server.
@@ -27,7 +30,7 @@ func (l Live[T]) Get(ctx context.Context, namespace, name string) (T, error) {
 // List lists from the API server, narrowed by the options; MatchingIndex
 // is an error, as indexes exist only in the cache.
 func (l Live[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
-	return l.c.listLive(ctx, opts)
+	return l.c.listLive(ctx, listOptionsOf(opts))
 }
 
 func (c *Client[T]) getLive(ctx context.Context, namespace, name string) (T, error) {
@@ -35,8 +38,10 @@ func (c *Client[T]) getLive(ctx context.Context, namespace, name string) (T, err
 	return c.do(ctx, req, "get", namespace, name)
 }
 
-func (c *Client[T]) listLive(ctx context.Context, opts []ListOption) ([]T, error) {
-	o := listOptionsOf(opts)
+// metadataListAccept asks the API server for a list of metadata only.
+const metadataListAccept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+func (c *Client[T]) listLive(ctx context.Context, o listOptions) ([]T, error) {
 	if o.index != "" {
 		return nil, fmt.Errorf("list %s from the API server: MatchingIndex(%q) works on the cache only", c.resource, o.index)
 	}
@@ -44,13 +49,16 @@ func (c *Client[T]) listLive(ctx context.Context, opts []ListOption) ([]T, error
 		return nil, fmt.Errorf("list %s: %w", c.resource, o.err)
 	}
 	lo := metav1.ListOptions{LabelSelector: o.sel.Labels, FieldSelector: o.sel.Fields}
-	list, err := c.scheme.New(c.gvk.GroupVersion().WithKind(c.gvk.Kind + "List"))
+	list, err := c.newList()
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
-	err = c.rest.Get().NamespaceIfScoped(o.namespace, c.namespaced && o.namespace != "").Resource(c.resource.Resource).
-		VersionedParams(&lo, c.params).Do(ctx).Into(list)
-	if err != nil {
+	req := c.rest.Get().NamespaceIfScoped(o.namespace, c.namespaced && o.namespace != "").Resource(c.resource.Resource).
+		VersionedParams(&lo, c.params)
+	if c.form == formMetadata {
+		req.SetHeader("Accept", metadataListAccept)
+	}
+	if err := req.Do(ctx).Into(list); err != nil {
 		return nil, fmt.Errorf("list %s: %w", c.resource, err)
 	}
 	items, err := meta.ExtractList(list)
@@ -64,6 +72,24 @@ func (c *Client[T]) listLive(ctx context.Context, opts []ListOption) ([]T, error
 			return nil, fmt.Errorf("list %s: got %T items", c.resource, it)
 		}
 		out = append(out, obj)
+	}
+	return out, nil
+}
+
+// listUncached lists a kind the factory does not cache from the API
+// server: in one namespace, or in each of the client's.
+func (c *Client[T]) listUncached(ctx context.Context, o listOptions) ([]T, error) {
+	if o.namespace != "" || c.scope == nil {
+		return c.listLive(ctx, o)
+	}
+	var out []T
+	for _, ns := range c.scope {
+		o.namespace = ns
+		objs, err := c.listLive(ctx, o)
+		if err != nil {
+			return nil, fmt.Errorf("namespace %q: %w", ns, err)
+		}
+		out = append(out, objs...)
 	}
 	return out, nil
 }

@@ -12,6 +12,10 @@ import (
 
 // Create creates obj and returns the object the server stored.
 func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOptions) (T, error) {
+	if err := c.writable("create", obj); err != nil {
+		var zero T
+		return zero, err
+	}
 	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
 		VersionedParams(first(opts), c.params).Body(obj)
 	return c.do(ctx, req, "create", obj.GetNamespace(), obj.GetName())
@@ -72,6 +76,10 @@ func (c *Client[T]) DeleteAllOf(ctx context.Context, namespace string, sel objec
 }
 
 func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.UpdateOptions) (T, error) {
+	if err := c.writable("update", obj); err != nil {
+		var zero T
+		return zero, err
+	}
 	req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
 		Name(obj.GetName()).VersionedParams(first(opts), c.params).Body(obj)
 	verb := "update"

@@ -31,7 +31,7 @@ type Cluster struct {
 	meta   metadata.Interface
 
 	mu        sync.Mutex
-	rest      map[schema.GroupVersion]rest.Interface
+	rest      map[restKey]rest.Interface
 	clientset kubernetes.Interface
 }
 
@@ -79,7 +79,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
 		dyn:    dyn,
 		meta:   md,
-		rest:   make(map[schema.GroupVersion]rest.Interface),
+		rest:   make(map[restKey]rest.Interface),
 	}, nil
 }
 
@@ -124,26 +124,41 @@ func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
 // encodes and decodes the scheme's typed objects, as a generated clientset
 // does. Clients are made once per group version and shared.
 func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
+	return c.restClient(restKey{gv: gv, form: "typed"}, func(cfg *rest.Config) *rest.Config {
+		cfg.NegotiatedSerializer = c.codecs
+		return cfg
+	})
+}
+
+// restKey names one of the cluster's REST clients: a group version and the
+// form of the objects it decodes.
+type restKey struct {
+	gv   schema.GroupVersion
+	form string
+}
+
+// restClient returns the REST client key names, made on first use from
+// the cluster's config as configure sets it up.
+func (c *Cluster) restClient(key restKey, configure func(*rest.Config) *rest.Config) (rest.Interface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rc, ok := c.rest[gv]; ok {
+	if rc, ok := c.rest[key]; ok {
 		return rc, nil
 	}
-	cfg := rest.CopyConfig(c.cfg)
-	cfg.GroupVersion = &gv
+	cfg := configure(rest.CopyConfig(c.cfg))
+	cfg.GroupVersion = &key.gv
 	cfg.APIPath = "/apis"
-	if gv.Group == "" {
+	if key.gv.Group == "" {
 		cfg.APIPath = "/api"
 	}
-	cfg.NegotiatedSerializer = c.codecs
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
 	rc, err := rest.RESTClientFor(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: REST client for %s: %w", gv, err)
+		return nil, fmt.Errorf("cluster: %s REST client for %s: %w", key.form, key.gv, err)
 	}
-	c.rest[gv] = rc
+	c.rest[key] = rc
 	return rc, nil
 }
 

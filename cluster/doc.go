@@ -35,6 +35,11 @@
 //	mapping, err := c.RESTMapping(gvk)        // discovery, cached
 //	rc, err := c.RESTClientFor(gvk.GroupVersion()) // typed objects of the scheme
 //
+// UnstructuredRESTClientFor and MetadataRESTClientFor are the same for
+// objects as *unstructured.Unstructured (any kind, as the dynamic client
+// sees them) and as *metav1.PartialObjectMetadata (the metadata API):
+// package client's ForUnstructured and ForMetadata write through them.
+//
 // The REST mapper reads discovery lazily and caches it. When it does not
 // know a kind, it reads discovery once more before giving up, so a kind
 // whose CustomResourceDefinition was installed after the first look is

@@ -7,10 +7,10 @@ import (
 	"github.com/steadyctl/steady/event"
 )
 
-// apply folds one batch from the FIFO into the cache under a single write
-// lock, so readers never see part of a relist, and then queues the resulting
-// notifications to every handler (which never blocks).
-func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
+// apply folds one batch from src's FIFO into the cache under a single
+// write lock, so readers never see part of a relist, and then queues the
+// resulting notifications to every handler (which never blocks).
+func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	// A single watch event reuses one buffer. A relist's notifications go to
@@ -52,7 +52,7 @@ func (inf *Informer[T]) apply(b deltafifo.Batch[T]) error {
 			l.enqueue(ch.key, ch.n)
 		}
 	}
-	if b.InitialList {
+	if b.InitialList && inf.listed(src) && !inf.initialApplied {
 		inf.initialApplied = true
 		inf.sync.setSynced()
 		for l := range inf.listeners {

@@ -62,11 +62,33 @@
 // (WithKeepManagedFields turns that off): the field is often half of a
 // small object, and an Update without it leaves it unchanged on the server.
 //
-// A factory made WithNamespace is the limit of every cache it makes: an
-// informer asked for namespace "" lists that namespace, one asked for
-// another namespace is an error naming both, and AllNamespaces asks for a
-// cluster-wide cache explicitly. Namespace-scoped RBAC refuses a
-// cluster-wide watch forever, so steady never opens one unasked.
+// # Namespaces and kinds
+//
+// A factory made WithNamespace, or WithNamespaces for a set of them, is the
+// limit of every cache it makes: an informer asked for namespace "" holds
+// the objects of exactly those namespaces, one asked for one of them holds
+// that one, one asked for another namespace is an error naming it, the set
+// and the option, and AllNamespaces asks for a cluster-wide cache
+// explicitly. Namespace-scoped RBAC refuses a cluster-wide watch forever,
+// so steady never opens one unasked.
+//
+// The API server lists and watches one namespace or all of them, so the
+// informer of a set of namespaces runs a list and watch per namespace,
+// each into a DeltaFIFO of its own whose known objects are the cache's
+// objects in that namespace; the FIFOs are popped into the one cache under
+// the informer's lock. It is still one Informer: handlers, package client
+// and controllers use it as any other. A relist of one namespace (after
+// 410 Gone) replaces that namespace's objects and never touches the
+// others'. HasSynced, WaitForSync, SyncError (which names the namespace)
+// and Factory.Stats cover every namespace; LastSyncResourceVersion is the
+// smallest of the namespaces' resourceVersions (see its documentation).
+//
+// WithKind sets how one kind is cached (KindOptions): its own namespaces,
+// which replace the factory's; a label and field selector for informers
+// asked for without one; a transform applied before caching; or Uncached,
+// which makes package client read the kind from the API server, with no
+// informer and no list or watch permission needed. An informer asked for
+// explicitly — a controller watching the kind — is still made.
 //
 // # Releasing informers
 //

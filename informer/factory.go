@@ -8,8 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -27,9 +25,12 @@ import (
 // Its informers drop managedFields unless told otherwise
 // (WithKeepManagedFields).
 //
-// A factory made WithNamespace caches namespaced kinds in that namespace
-// only: asking for namespace "" means that namespace, asking for another is
-// an error, and AllNamespaces asks for a cluster-wide cache explicitly.
+// A factory made WithNamespace or WithNamespaces caches namespaced kinds in
+// those namespaces only: asking for namespace "" means all of them (one
+// Informer, fed by a watch per namespace), asking for one of them means
+// that one, asking for another is an error, and AllNamespaces asks for a
+// cluster-wide cache explicitly. WithKind sets a kind's own namespaces,
+// selector and transform, or leaves it uncached.
 //
 // An informer lives while it has handlers: when the last handler registered
 // with it is removed (a controller's watch removed, or its controller
@@ -60,7 +61,7 @@ const AllNamespaces = "*"
 type factoryKey struct {
 	gvk       schema.GroupVersionKind
 	form      string // "typed", "unstructured" or "metadata"
-	namespace string
+	namespace string // as asked; resolved by shared to the namespaces listed, comma-separated
 	labels    string
 	fields    string
 }
@@ -75,10 +76,10 @@ type runner interface {
 }
 
 // NewFactory returns a factory of informers of c's kinds. Its options are
-// WithLogger, WithNamespace, WithSyncTimeout, WithKeepManagedFields,
-// WithDefaultSelectors, WithClock and WithReflectorOptions (which apply to
-// each of its informers); WithName is an error, as the factory names its
-// informers after their resources.
+// WithLogger, WithNamespace, WithNamespaces, WithKind, WithSyncTimeout,
+// WithKeepManagedFields, WithDefaultSelectors, WithClock and
+// WithReflectorOptions (which apply to each of its informers); WithName is
+// an error, as the factory names its informers after their resources.
 func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 	if c == nil {
 		return nil, fmt.Errorf("informer factory: nil cluster")
@@ -87,20 +88,11 @@ func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 	switch {
 	case o.name != "":
 		return nil, fmt.Errorf("informer factory: WithName(%q): a factory names its informers after their resources", o.name)
-	case o.namespace == AllNamespaces:
-		o.namespace = ""
-	case o.namespace != "":
-		if errs := validation.ValidateNamespaceName(o.namespace, false); len(errs) > 0 {
-			return nil, fmt.Errorf("informer factory: WithNamespace(%q): %s", o.namespace, strings.Join(errs, "; "))
-		}
-	}
-	if o.syncTimeout <= 0 {
+	case o.syncTimeout <= 0:
 		return nil, fmt.Errorf("informer factory: WithSyncTimeout(%s): must be positive", o.syncTimeout)
 	}
-	for gk, sel := range o.selectors {
-		if err := sel.Validate(); err != nil {
-			return nil, fmt.Errorf("informer factory: WithDefaultSelectors(%s): %w", gk, err)
-		}
+	if err := o.checkCaching(); err != nil {
+		return nil, fmt.Errorf("informer factory: %w", err)
 	}
 	return &Factory{c: c, o: o, informers: make(map[factoryKey]runner), started: make(chan struct{})}, nil
 }
@@ -108,16 +100,13 @@ func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 // Cluster returns the cluster the factory's informers list and watch.
 func (f *Factory) Cluster() *cluster.Cluster { return f.c }
 
-// Namespace returns the namespace the factory's caches of namespaced kinds
-// are restricted to, or "" when they are not.
-func (f *Factory) Namespace() string { return f.o.namespace }
-
 // SyncTimeout returns how long a read waits for an informer's first list at
 // most (see WithSyncTimeout).
 func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
 
-// For returns the shared informer of typed objects T in namespace ("" for
-// all namespaces or for cluster-scoped kinds).
+// For returns the shared informer of typed objects T in namespace: "" for
+// the namespaces the factory caches the kind in (every namespace, unless
+// restricted: see Factory) and for cluster-scoped kinds.
 func For[T object.Object](f *Factory, namespace string, sel object.Selector) (*Informer[T], error) {
 	gvk, err := cluster.KindOf[T](f.c)
 	if err != nil {
@@ -152,16 +141,18 @@ func ForMetadata(f *Factory, gvk schema.GroupVersionKind, namespace string, sel 
 
 // shared returns the informer for key, creating it (and running it, if the
 // factory has started) on first use. key.namespace is the one asked for; it
-// is resolved against the kind's scope and the factory's namespace first.
+// is resolved against the kind's scope and namespaces first (NamespacesFor).
 func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error)) (*Informer[T], error) {
 	asked := key
 	mapping, err := f.c.RESTMapping(key.gvk)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
-	if key.namespace, err = f.resolveNamespace(mapping, key.namespace); err != nil {
+	namespaces, err := f.namespacesFor(mapping, key.namespace)
+	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
+	key.namespace = strings.Join(namespaces, ",")
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r, ok := f.informers[key]; ok {
@@ -174,7 +165,7 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 	if err := (object.Selector{Labels: key.labels, Fields: key.fields}).Validate(); err != nil {
 		return nil, fmt.Errorf("informer factory: %s: %w", key.gvk, err)
 	}
-	lw, err := newLW(mapping.Resource, key.namespace)
+	lws, err := listerWatchers(mapping, namespaces, key, newLW)
 	if err != nil {
 		return nil, err
 	}
@@ -182,40 +173,16 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 	if key.namespace != "" {
 		name += "/" + key.namespace
 	}
-	inf := New[T](&selectingLW{lw: lw, labels: key.labels, fields: key.fields},
-		WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...))
+	inf := newFed[T](namespaces, lws,
+		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...)})
 	inf.dropManaged = !f.o.keepManagedFields
-	inf.ns = key.namespace
+	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
 	own(f, key, inf, func() (*Informer[T], error) { return shared[T](f, asked, newLW) })
 	f.informers[key] = inf
 	if f.runCtx != nil {
 		f.run(inf)
 	}
 	return inf, nil
-}
-
-// resolveNamespace returns the namespace an informer of mapping's kind
-// lists in, when asked for namespace: "" for cluster-scoped kinds, the
-// factory's namespace for "", and an error naming both namespaces for one
-// outside the factory's.
-func (f *Factory) resolveNamespace(mapping *meta.RESTMapping, namespace string) (string, error) {
-	kind := mapping.GroupVersionKind.Kind
-	if mapping.Scope.Name() != meta.RESTScopeNameNamespace {
-		if namespace != "" && namespace != AllNamespaces {
-			return "", fmt.Errorf("%s is cluster-scoped: ask for namespace \"\", not %q", kind, namespace)
-		}
-		return "", nil
-	}
-	switch {
-	case namespace == AllNamespaces:
-		return "", nil
-	case namespace == "":
-		return f.o.namespace, nil
-	case f.o.namespace != "" && namespace != f.o.namespace:
-		return "", fmt.Errorf("%s in namespace %q: the factory is restricted to namespace %q (manager.WithNamespace); "+
-			"pass informer.AllNamespaces for a cluster-wide cache, or use a factory of its own", kind, namespace, f.o.namespace)
-	}
-	return namespace, nil
 }
 
 // Start runs every informer handed out so far, and every later one as it is
@@ -258,18 +225,18 @@ func (f *Factory) run(inf runner) {
 // informers run and fill their caches.
 func (f *Factory) Started() <-chan struct{} { return f.started }
 
-// selectors returns sel, or the default selectors of gvk's kind if sel is
+// selectors returns sel, or the selector of gvk's kind (WithKind) if sel is
 // empty.
 func (f *Factory) selectors(gvk schema.GroupVersionKind, sel object.Selector) object.Selector {
 	if !sel.IsZero() {
 		return sel
 	}
-	return f.o.selectors[gvk.GroupKind()]
+	return f.o.kinds[gvk.GroupKind()].Selector
 }
 
 // Stats describes one of a factory's informers.
 type Stats struct {
-	Name    string // e.g. "configmaps" or "deployments.apps/my-namespace"
+	Name    string // e.g. "configmaps", "deployments.apps/my-namespace" or "secrets/a,b"
 	Objects int    // objects in its cache
 	Synced  bool   // whether its initial list has been cached
 	// Err is why the informer has not synced yet, if its last attempt to

@@ -2,8 +2,8 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,7 +11,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 
-	"github.com/steadyctl/steady/deltafifo"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 )
@@ -20,13 +19,12 @@ import (
 // and tells registered handlers about every change. One Informer per
 // resource is meant to be shared by every controller that needs it.
 type Informer[T object.Object] struct {
-	name  string
-	ns    string // the namespace a factory informer lists in; "" for all
-	log   logr.Logger
-	lw    reflector.ListerWatcher
-	cache *Cache[T]
-	fifo  *deltafifo.FIFO[T]
-	ropts []reflector.Option
+	name       string
+	namespaces []string // the namespaces a factory informer lists in; nil for all
+	log        logr.Logger
+	cache      *Cache[T]
+	sources    []*source[T] // one list and watch each; see sources.go
+	ropts      []reflector.Option
 
 	// mu orders batch application against handler registration, so a late
 	// handler's synthetic creates and the live events it gets next line up.
@@ -38,9 +36,9 @@ type Informer[T object.Object] struct {
 	stopped        bool
 	initialApplied bool // the first list is in the cache
 	transform      func(T) (T, error)
-	dropManaged    bool // the factory's default: DropManagedFields before transform
+	dropManaged    bool               // the factory's default: DropManagedFields before transform
+	kindTransform  func(T) (T, error) // the factory's WithKind transform, after dropManaged
 	errHandler     func(error)
-	refl           *reflector.Reflector[T]
 	notes          []change[T] // reused per batch
 	clock          clock.WithTicker
 	sync           *syncState
@@ -59,32 +57,39 @@ type change[T object.Object] struct {
 // New returns an informer for the objects lw lists and watches. Register
 // handlers and indexes, then call Start.
 func New[T object.Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
+	return newFed[T](nil, []reflector.ListerWatcher{lw}, opts)
+}
+
+// newFed returns an informer fed by lws, one per namespace of namespaces
+// (nil, and one lw, for an informer that does not know its namespace).
+func newFed[T object.Object](namespaces []string, lws []reflector.ListerWatcher, opts []Option) *Informer[T] {
 	o := newOptions(opts)
 	if o.name == "" {
 		o.name = "informer"
 	}
 	inf := &Informer[T]{
-		name:      o.name,
-		log:       o.log.WithValues("informer", o.name),
-		lw:        lw,
-		cache:     NewCache[T](),
-		listeners: make(map[*listener[T]]time.Duration),
-		clock:     o.clock,
-		ropts:     o.reflectorOpts,
-		sync:      newSyncState(),
+		name:       o.name,
+		namespaces: namespaces,
+		log:        o.log.WithValues("informer", o.name),
+		cache:      NewCache[T](),
+		listeners:  make(map[*listener[T]]time.Duration),
+		clock:      o.clock,
+		ropts:      o.reflectorOpts,
+		sync:       newSyncState(),
 	}
-	inf.fifo = deltafifo.New[T](inf.cache, deltafifo.WithLogger(inf.log))
-	inf.cache.rv = inf.fifo.LastStoreSyncResourceVersion
+	inf.addSources(lws)
+	inf.cache.rv = inf.lastSyncResourceVersion
 	return inf
 }
 
 // Name returns the informer's name, used in logs and errors.
 func (inf *Informer[T]) Name() string { return inf.name }
 
-// Namespace returns the namespace a Factory's informer lists and watches
-// in, or "" when it covers every namespace (or its kind is cluster-scoped,
-// or it was made with New, which does not know).
-func (inf *Informer[T]) Namespace() string { return inf.ns }
+// Namespaces returns the namespaces a Factory's informer lists and
+// watches in, sorted, or nil when it covers every namespace (or its kind
+// is cluster-scoped, or it was made with New, which does not know). Its
+// cache holds the objects of exactly these namespaces.
+func (inf *Informer[T]) Namespaces() []string { return slices.Clone(inf.namespaces) }
 
 func (inf *Informer[T]) cached() int { return inf.cache.Len() }
 
@@ -121,16 +126,29 @@ func (inf *Informer[T]) SetTransform(fn func(T) (T, error)) error {
 // transformFunc is the transform the reflector runs: the user's, preceded
 // by DropManagedFields on a factory informer that drops them.
 func (inf *Informer[T]) transformFunc() func(T) (T, error) {
-	user := inf.transform
-	switch {
-	case !inf.dropManaged:
-		return user
-	case user == nil:
-		return DropManagedFields[T]
+	var chain []func(T) (T, error)
+	if inf.dropManaged {
+		chain = append(chain, DropManagedFields[T])
+	}
+	for _, fn := range []func(T) (T, error){inf.kindTransform, inf.transform} {
+		if fn != nil {
+			chain = append(chain, fn)
+		}
+	}
+	switch len(chain) {
+	case 0:
+		return nil
+	case 1:
+		return chain[0]
 	}
 	return func(obj T) (T, error) {
-		obj, _ = DropManagedFields(obj)
-		return user(obj)
+		var err error
+		for _, fn := range chain {
+			if obj, err = fn(obj); err != nil {
+				return obj, err
+			}
+		}
+		return obj, nil
 	}
 }
 
@@ -156,18 +174,7 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 	}
 	inf.started, inf.runCtx = true, ctx
 	inf.sync.setStarted()
-	user := inf.errHandler
-	ropts := append([]reflector.Option{reflector.WithName(inf.name), reflector.WithLogger(inf.log)}, inf.ropts...)
-	ropts = append(ropts, reflector.WithWatchErrorHandler(func(err error) {
-		inf.sync.setError(err)
-		if user != nil {
-			user(err)
-		}
-	}))
-	if fn := inf.transformFunc(); fn != nil {
-		ropts = append(ropts, reflector.WithTransform(fn))
-	}
-	refl, err := reflector.New[T](inf.lw, inf.fifo, ropts...)
+	refls, err := inf.reflectors()
 	if err != nil {
 		inf.mu.Unlock()
 		err = fmt.Errorf("informer %s: %w", inf.name, err)
@@ -175,26 +182,12 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 		inf.sync.stopped()
 		return err
 	}
-	inf.refl = refl
 	for l, period := range inf.listeners {
 		inf.startListener(l, period)
 	}
 	inf.mu.Unlock()
 
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_ = inf.refl.Start(ctx)
-	}()
-	for ctx.Err() == nil {
-		err := inf.fifo.Pop(ctx, inf.apply)
-		if err != nil && ctx.Err() == nil && !errors.Is(err, deltafifo.ErrClosed) {
-			inf.log.Error(err, "applying changes to the cache")
-		}
-	}
-	inf.fifo.Close()
-	wg.Wait()
+	inf.run(ctx, refls)
 	inf.mu.Lock()
 	inf.stopped = true
 	inf.sync.stopped()
@@ -216,6 +209,13 @@ func (inf *Informer[T]) HasSynced() bool { return inf.sync.synced.Load() }
 // every change (and watch bookmark) up to it has been applied to the cache
 // and queued to the handlers, and none after it. It is "" before the first
 // list.
+//
+// A Factory's informer of several namespaces (WithNamespaces) watches each
+// namespace on its own; its resourceVersion is the smallest of theirs, once
+// each has listed: every change up to it, in every namespace, is applied,
+// and so may be later ones in namespaces whose watch is ahead. It relies on
+// kube-apiserver's resourceVersions, etcd revisions of one store, which
+// compare as numbers across watches; where they are not numbers it is "".
 func (inf *Informer[T]) LastSyncResourceVersion() string {
 	return inf.cache.LastSyncResourceVersion()
 }

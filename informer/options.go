@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -24,10 +25,13 @@ type options struct {
 	reflectorOpts []reflector.Option
 
 	// Factory only.
-	namespace         string
+	namespaces        []string // as given; nil: all namespaces
+	namespacesOpt     string   // the option that set them, for errors
 	syncTimeout       time.Duration
 	keepManagedFields bool
 	selectors         map[schema.GroupKind]object.Selector
+	kinds             map[schema.GroupKind]KindOptions
+	kindErr           error // WithKind given twice for a kind
 }
 
 func newOptions(opts []Option) *options {
@@ -55,11 +59,34 @@ func WithReflectorOptions(opts ...reflector.Option) Option {
 }
 
 // WithNamespace restricts a Factory's caches of namespaced kinds to
-// namespace (see Factory). With namespace-scoped RBAC, the only watches
-// that can succeed are the ones in that namespace; a cluster-wide one would
-// be refused forever. Factory only.
+// namespace (see Factory); "" (the default) and AllNamespaces leave them
+// cluster-wide. With namespace-scoped RBAC, the only watches that can
+// succeed are the ones in that namespace; a cluster-wide one would be
+// refused forever. It is WithNamespaces(namespace) for one namespace; the
+// last of the two given wins. Factory only.
 func WithNamespace(namespace string) Option {
-	return func(o *options) { o.namespace = namespace }
+	return func(o *options) {
+		o.namespaces, o.namespacesOpt = nil, fmt.Sprintf("WithNamespace(%q)", namespace)
+		if namespace != "" && namespace != AllNamespaces {
+			o.namespaces = []string{namespace}
+		}
+	}
+}
+
+// WithNamespaces restricts a Factory's caches of namespaced kinds to the
+// given namespaces: a cache asked for namespace "" holds the objects of
+// exactly these, fed by one list and watch per namespace (see Factory).
+// It is the option for an operator whose RBAC grants a few namespaces,
+// not the cluster. An empty list, an empty or invalid name, a name given
+// twice, or AllNamespaces beside names is an error of NewFactory;
+// WithNamespaces(AllNamespaces) is the default; of WithNamespace and
+// WithNamespaces, the last given wins. WithKind overrides it for one kind.
+// Factory only.
+func WithNamespaces(namespaces ...string) Option {
+	return func(o *options) {
+		o.namespaces = append([]string{}, namespaces...) // non-nil: given
+		o.namespacesOpt = fmt.Sprintf("WithNamespaces(%s)", quoteAll(namespaces))
+	}
 }
 
 // WithSyncTimeout bounds how long a read through package client waits for
@@ -83,7 +110,8 @@ func WithKeepManagedFields(keep bool) Option {
 // WithDefaultSelectors makes a Factory's informers of kind gk that are
 // asked for without selectors use sel instead, so that an operator caches
 // only the objects of a kind it manages (controller-runtime's cache
-// ByObject). Factory only.
+// ByObject). It is WithKind(gk, KindOptions{Selector: sel}); giving both
+// for one kind is an error of NewFactory. Factory only.
 func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
 	return func(o *options) {
 		if o.selectors == nil {

@@ -123,7 +123,6 @@ func (inf *Informer[T]) lastHandlerRemoved() {
 func (inf *Informer[T]) dropState() {
 	inf.cache.clear()
 	inf.notes = nil
-	inf.refl = nil
 }
 
 // clear removes every object, keeping the indexes' definitions.

@@ -136,8 +136,8 @@ func TestReleasedInformerIsRenewedAsAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if next == all || next.Namespace() != "" {
-		t.Errorf("renewed informer %s in namespace %q, want a fresh one across all namespaces", next.Name(), next.Namespace())
+	if next == all || next.Namespaces() != nil {
+		t.Errorf("renewed informer %s in namespaces %q, want a fresh one across all namespaces", next.Name(), next.Namespaces())
 	}
 }
 

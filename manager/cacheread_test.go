@@ -97,38 +97,49 @@ func TestFirstReconcileReadsUnwatchedKindFromSyncedCache(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			first := make(chan error, 1)
-			r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-				c := secrets
-				if c == nil {
-					var err error
-					if c, err = client.For[*corev1.Secret](m.Factory(), ""); err != nil {
-						return reconcile.Result{}, err
-					}
+			firstReconcileReadsSecret(t, m, func() (*client.Client[*corev1.Secret], error) {
+				if secrets != nil {
+					return secrets, nil
 				}
-				s, err := c.Get(ctx, req.Namespace, "app")
-				if err == nil && string(s.Data["password"]) != "x" {
-					err = fmt.Errorf("read Secret app with data %q", s.Data)
-				}
-				select {
-				case first <- err:
-				default:
-				}
-				return reconcile.Result{}, nil
+				return client.For[*corev1.Secret](m.Factory(), "")
 			})
-			if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
-				t.Fatal(err)
-			}
-			start(t, m)
-			select {
-			case err := <-first:
-				if err != nil {
-					t.Fatalf("first reconcile: %v", err)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatal("no reconcile within 60s")
-			}
 		})
+	}
+}
+
+// firstReconcileReadsSecret runs m with a controller of ConfigMaps whose
+// reconciler reads Secret "app" of the request's namespace through the
+// client secrets returns, and fails the test unless the first reconcile
+// reads it, with password "x", within a minute.
+func firstReconcileReadsSecret(t *testing.T, m *manager.Manager, secrets func() (*client.Client[*corev1.Secret], error)) {
+	t.Helper()
+	first := make(chan error, 1)
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		c, err := secrets()
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		s, err := c.Get(ctx, req.Namespace, "app")
+		if err == nil && string(s.Data["password"]) != "x" {
+			err = fmt.Errorf("read Secret app with data %q", s.Data)
+		}
+		select {
+		case first <- err:
+		default:
+		}
+		return reconcile.Result{}, nil
+	})
+	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
+		t.Fatal(err)
+	}
+	start(t, m)
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatalf("first reconcile: %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no reconcile within 60s")
 	}
 }
 
@@ -186,8 +197,8 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := configMaps.Informer().Namespace(); got != ns {
-		t.Fatalf("client for \"\" caches namespace %q, want the manager's %q", got, ns)
+	if got := configMaps.Informer().Namespaces(); len(got) != 1 || got[0] != ns {
+		t.Fatalf("client for \"\" caches namespaces %q, want the manager's %q", got, ns)
 	}
 	_, err = client.For[*corev1.ConfigMap](m.Factory(), "kube-system")
 	if err == nil || !strings.Contains(err.Error(), `"kube-system"`) || !strings.Contains(err.Error(), fmt.Sprintf("%q", ns)) {

@@ -27,6 +27,18 @@
 // 30, rather than client-go's 5/s, which an operator's caches and writes
 // outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
 //
+// # What is cached
+//
+// By default every kind a controller watches or a client reads is cached
+// cluster-wide. WithNamespace restricts the caches to the operator's
+// namespace, WithNamespaces to a set of namespaces (one informer per kind,
+// fed by a watch per namespace), so that RBAC granted per namespace
+// suffices. WithKind sets one kind's own namespaces, selector and
+// transform, or leaves it uncached: clients then read it from the API
+// server, and the operator needs no list or watch permission on it (see
+// informer.KindOptions and package client). WithDefaultSelectors is the
+// selector-only shorthand.
+//
 // # Events
 //
 // EventRecorderFor returns a recorder of events.k8s.io/v1 Events, the API

@@ -26,10 +26,38 @@ import (
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
+
+// A manager of an operator whose RBAC grants it two namespaces: every
+// cache of a namespaced kind holds those two, through one watch per
+// namespace; Secrets come from one more namespace only, where the
+// operator's shared credentials live, and Events are not cached at all
+// (TestManagerNamespacesAndKindOverride, TestUncachedKindNeedsOnlyGet).
+func ExampleWithNamespaces() {
+	cfg, err := cluster.LoadConfig()
+	if err != nil {
+		log.Fatal(err)
+	}
+	mgr, err := manager.New(cfg,
+		manager.WithNamespaces("shop", "billing"),
+		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Namespaces: []string{"operator-credentials"}}),
+		manager.WithKind(schema.GroupKind{Group: "events.k8s.io", Kind: "Event"}, informer.KindOptions{Uncached: true}),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// One client, one cache of both namespaces' Deployments; List without
+	// InNamespace lists both, InNamespace("default") is an error.
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(deployments.Informer().Namespaces()) // [billing shop]
+}
 
 // A manager as an operator deployed in its own namespace runs it: caches
 // scoped to that namespace, Secrets cached only if they are the

@@ -84,11 +84,8 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
-	fopts := []informer.Option{informer.WithLogger(o.log), informer.WithNamespace(o.namespace),
-		informer.WithSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}
-	for gk, sel := range o.selectors {
-		fopts = append(fopts, informer.WithDefaultSelectors(gk, sel))
-	}
+	fopts := append([]informer.Option{informer.WithLogger(o.log),
+		informer.WithSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}, o.cache...)
 	f, err := informer.NewFactory(c, fopts...)
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
@@ -122,9 +119,9 @@ func (m *Manager) Cluster() *cluster.Cluster { return m.cluster }
 // taken from it shares one watch and cache per kind.
 func (m *Manager) Factory() *informer.Factory { return m.factory }
 
-// Namespace returns the namespace the caches of namespaced kinds are
-// restricted to ("" for all); see WithNamespace.
-func (m *Manager) Namespace() string { return m.opts.namespace }
+// Namespaces returns the namespaces the caches of namespaced kinds are
+// restricted to, sorted, or nil for all; see WithNamespaces.
+func (m *Manager) Namespaces() []string { return m.factory.Namespaces() }
 
 // Logger returns the manager's logger.
 func (m *Manager) Logger() logr.Logger { return m.log }

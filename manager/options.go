@@ -9,6 +9,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/object"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,8 +23,7 @@ type Option func(*options)
 
 type options struct {
 	scheme            *runtime.Scheme
-	namespace         string
-	selectors         map[schema.GroupKind]object.Selector
+	cache             []informer.Option // what to cache, passed to the factory
 	keepManagedFields bool
 	log               logr.Logger
 	metricsAddr       string
@@ -52,20 +52,42 @@ func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme =
 // error at construction naming both, never a silent cluster-wide watch
 // (which namespace-scoped RBAC would refuse forever). Pass
 // informer.AllNamespaces to ask for a cluster-wide cache explicitly.
-// Cluster-scoped kinds are not affected.
-func WithNamespace(namespace string) Option { return func(o *options) { o.namespace = namespace } }
+// Cluster-scoped kinds are not affected. It is WithNamespaces(namespace);
+// see informer.WithNamespace.
+func WithNamespace(namespace string) Option { return cacheOption(informer.WithNamespace(namespace)) }
+
+// WithNamespaces restricts every cache of a namespaced kind to the given
+// namespaces, as WithNamespace does to one (controller-runtime's
+// cache.Options.DefaultNamespaces): a client or informer asked for
+// namespace "" caches exactly these namespaces' objects, through one
+// list and watch per namespace, which RBAC granted in each namespace
+// allows; one asked for another namespace is an error naming it and the
+// set. An empty list, empty or repeated names are errors of New. WithKind
+// gives a kind namespaces of its own. See informer.WithNamespaces.
+func WithNamespaces(namespaces ...string) Option {
+	return cacheOption(informer.WithNamespaces(namespaces...))
+}
+
+// WithKind sets how kind gk is cached: its own namespaces, label and field
+// selector, a transform, or not cached at all, so that clients read it
+// from the API server (controller-runtime's cache.Options.ByObject and
+// client.CacheOptions.DisableFor). See informer.KindOptions:
+//
+//	manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Uncached: true})
+func WithKind(gk schema.GroupKind, ko informer.KindOptions) Option {
+	return cacheOption(informer.WithKind(gk, ko))
+}
 
 // WithDefaultSelectors restricts the caches of kind gk to the objects sel
 // selects, e.g. (schema.GroupKind{Kind: "Secret"}, {Labels: "app=mine"});
 // the builder and clients then see only those (controller-runtime's cache
-// ByObject).
+// ByObject). It is WithKind(gk, informer.KindOptions{Selector: sel}).
 func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
-	return func(o *options) {
-		if o.selectors == nil {
-			o.selectors = map[schema.GroupKind]object.Selector{}
-		}
-		o.selectors[gk] = sel
-	}
+	return cacheOption(informer.WithDefaultSelectors(gk, sel))
+}
+
+func cacheOption(opt informer.Option) Option {
+	return func(o *options) { o.cache = append(o.cache, opt) }
 }
 
 // WithKeepManagedFields(true) keeps metadata.managedFields in the caches.
