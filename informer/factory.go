@@ -77,7 +77,7 @@ type runner interface {
 
 // NewFactory returns a factory of informers of c's kinds. Its options are
 // WithLogger, WithNamespace, WithNamespaces, WithKind, WithSyncTimeout,
-// WithKeepManagedFields, WithDefaultSelectors, WithClock and
+// WithKeepManagedFields, WithKind, WithClock and
 // WithReflectorOptions (which apply to each of its informers); WithName is
 // an error, as the factory names its informers after their resources.
 func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {

@@ -43,8 +43,7 @@ type KindOptions struct {
 }
 
 // WithKind sets how a Factory caches kind gk (the version does not
-// matter): see KindOptions. Giving it twice for one kind, or beside
-// WithDefaultSelectors with a selector for that kind, is an error of
+// matter): see KindOptions. Giving it twice for one kind is an error of
 // NewFactory. Factory only.
 func WithKind(gk schema.GroupKind, ko KindOptions) Option {
 	return func(o *options) {
@@ -59,8 +58,8 @@ func WithKind(gk schema.GroupKind, ko KindOptions) Option {
 	}
 }
 
-// Kind returns how the factory caches kind gk (see WithKind), with the
-// selector of WithDefaultSelectors folded in and Namespaces as the set the
+// Kind returns how the factory caches kind gk (see WithKind), with
+// Namespaces as the set the
 // kind's caches hold when asked for "": nil for the factory's own set
 // (Namespaces), []string{AllNamespaces} for every namespace.
 func (f *Factory) Kind(gk schema.GroupKind) KindOptions {
@@ -69,25 +68,10 @@ func (f *Factory) Kind(gk schema.GroupKind) KindOptions {
 	return ko
 }
 
-// checkKinds validates and normalizes the per-kind options at NewFactory,
-// folding WithDefaultSelectors into them.
+// checkKinds validates and normalizes the per-kind options at NewFactory.
 func (o *options) checkKinds() error {
 	if o.kindErr != nil {
 		return o.kindErr
-	}
-	for gk, sel := range o.selectors {
-		if err := sel.Validate(); err != nil {
-			return fmt.Errorf("WithDefaultSelectors(%s): %w", kindName(gk), err)
-		}
-		ko := o.kinds[gk]
-		if !ko.Selector.IsZero() {
-			return fmt.Errorf("WithDefaultSelectors(%s) and WithKind(%[1]s) both set its selector", kindName(gk))
-		}
-		ko.Selector = sel
-		if o.kinds == nil {
-			o.kinds = map[schema.GroupKind]KindOptions{}
-		}
-		o.kinds[gk] = ko
 	}
 	for gk, ko := range o.kinds {
 		opt := fmt.Sprintf("WithKind(%s)", kindName(gk))

@@ -215,8 +215,6 @@ func TestFactoryRefusesBadCacheOptions(t *testing.T) {
 		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{}), informer.WithKind(secret, informer.KindOptions{Uncached: true})}, "WithKind(Secret) given twice"},
 		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{Namespaces: []string{"a", "a"}})}, `WithKind(Secret).Namespaces: namespace "a" given twice`},
 		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{Selector: object.Selector{Labels: "a in"}})}, "WithKind(Secret): Selector"},
-		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{Selector: object.Selector{Labels: "a=b"}}),
-			informer.WithDefaultSelectors(secret, object.Selector{Labels: "c=d"})}, "WithDefaultSelectors(Secret) and WithKind(Secret)"},
 		{[]informer.Option{informer.WithKind(schema.GroupKind{Group: "apps"}, informer.KindOptions{})}, "no kind"},
 	} {
 		_, err := informer.NewFactory(c, tc.opts...)
@@ -224,7 +222,7 @@ func TestFactoryRefusesBadCacheOptions(t *testing.T) {
 			t.Errorf("NewFactory: %v, want an error containing %q", err, tc.want)
 		}
 	}
-	f, err := informer.NewFactory(c, informer.WithNamespaces("b", "a"), informer.WithDefaultSelectors(secret, object.Selector{Labels: "a=b"}))
+	f, err := informer.NewFactory(c, informer.WithNamespaces("b", "a"), informer.WithKind(secret, informer.KindOptions{Selector: object.Selector{Labels: "a=b"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,6 +230,6 @@ func TestFactoryRefusesBadCacheOptions(t *testing.T) {
 		t.Errorf("Namespaces() = %q, want them sorted", got)
 	}
 	if got := f.Kind(secret).Selector.Labels; got != "a=b" {
-		t.Errorf("Kind(Secret).Selector = %q, want WithDefaultSelectors' a=b", got)
+		t.Errorf("Kind(Secret).Selector = %q, want WithKind's a=b", got)
 	}
 }

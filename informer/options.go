@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
-	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -29,7 +28,6 @@ type options struct {
 	namespacesOpt     string   // the option that set them, for errors
 	syncTimeout       time.Duration
 	keepManagedFields bool
-	selectors         map[schema.GroupKind]object.Selector
 	kinds             map[schema.GroupKind]KindOptions
 	kindErr           error // WithKind given twice for a kind
 }
@@ -105,18 +103,4 @@ func WithSyncTimeout(d time.Duration) Option {
 // them from the cache. Factory only.
 func WithKeepManagedFields(keep bool) Option {
 	return func(o *options) { o.keepManagedFields = keep }
-}
-
-// WithDefaultSelectors makes a Factory's informers of kind gk that are
-// asked for without selectors use sel instead, so that an operator caches
-// only the objects of a kind it manages (controller-runtime's cache
-// ByObject). It is WithKind(gk, KindOptions{Selector: sel}); giving both
-// for one kind is an error of NewFactory. Factory only.
-func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
-	return func(o *options) {
-		if o.selectors == nil {
-			o.selectors = map[schema.GroupKind]object.Selector{}
-		}
-		o.selectors[gk] = sel
-	}
 }

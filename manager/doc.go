@@ -36,8 +36,7 @@
 // suffices. WithKind sets one kind's own namespaces, selector and
 // transform, or leaves it uncached: clients then read it from the API
 // server, and the operator needs no list or watch permission on it (see
-// informer.KindOptions and package client). WithDefaultSelectors is the
-// selector-only shorthand.
+// informer.KindOptions and package client).
 //
 // # Events
 //

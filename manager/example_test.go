@@ -71,8 +71,8 @@ func ExampleNew() {
 	mgr, err := manager.New(cfg,
 		manager.WithClientThrottle(cluster.NoThrottle), // the server's API Priority and Fairness protects it
 		manager.WithNamespace("shop"),
-		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Secret"}, object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}),
-		manager.WithMetricsAddr(":8080"),
+		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Selector: object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}}),
+		manager.WithMetricsAddr(":8443"),
 		manager.WithHealthAddr(":8081"),
 		manager.WithLeaderElection(manager.LeaderElection{Name: "shop-operator", Namespace: "shop"}),
 		manager.WithCacheSyncTimeout(time.Minute),

@@ -179,12 +179,12 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	configMaps := schema.GroupKind{Kind: "ConfigMap"}
-	if _, err := manager.New(env.Config, manager.WithDefaultSelectors(configMaps, object.Selector{Labels: "app in ("})); err == nil ||
-		!strings.Contains(err.Error(), `WithDefaultSelectors(ConfigMap): label selector "app in ("`) {
+	if _, err := manager.New(env.Config, manager.WithKind(configMaps, informer.KindOptions{Selector: object.Selector{Labels: "app in ("}})); err == nil ||
+		!strings.Contains(err.Error(), `WithKind(ConfigMap): Selector: label selector "app in ("`) {
 		t.Fatalf("a bad selector: %v", err)
 	}
 	m, err := manager.New(env.Config, manager.WithNamespace(ns),
-		manager.WithDefaultSelectors(configMaps, object.Selector{Labels: "app=mine"}))
+		manager.WithKind(configMaps, informer.KindOptions{Selector: object.Selector{Labels: "app=mine"}}))
 	if err != nil {
 		t.Fatal(err)
 	}

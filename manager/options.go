@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/object"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -76,14 +75,6 @@ func WithNamespaces(namespaces ...string) Option {
 //	manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Uncached: true})
 func WithKind(gk schema.GroupKind, ko informer.KindOptions) Option {
 	return cacheOption(informer.WithKind(gk, ko))
-}
-
-// WithDefaultSelectors restricts the caches of kind gk to the objects sel
-// selects, e.g. (schema.GroupKind{Kind: "Secret"}, {Labels: "app=mine"});
-// the builder and clients then see only those (controller-runtime's cache
-// ByObject). It is WithKind(gk, informer.KindOptions{Selector: sel}).
-func WithDefaultSelectors(gk schema.GroupKind, sel object.Selector) Option {
-	return cacheOption(informer.WithDefaultSelectors(gk, sel))
 }
 
 func cacheOption(opt informer.Option) Option {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/examples/internal/demo"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 )
@@ -68,8 +69,8 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	// the operator neither holds nor sees anyone else's.
 	runOnly := object.Selector{Labels: s.scope.String()}
 	m, err := manager.New(cfg,
-		manager.WithDefaultSelectors(schema.GroupKind{Kind: "ConfigMap"}, runOnly),
-		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Namespace"}, runOnly))
+		manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, informer.KindOptions{Selector: runOnly}),
+		manager.WithKind(schema.GroupKind{Kind: "Namespace"}, informer.KindOptions{Selector: runOnly}))
 	if err != nil {
 		return summary{}, fmt.Errorf("manager: %w", err)
 	}
