@@ -61,4 +61,3 @@ func BenchmarkReconcilerTest(b *testing.B) {
 		b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "ms-"+name+"/op")
 	}
 }
-
