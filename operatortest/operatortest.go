@@ -102,8 +102,8 @@ func installCRDs(env *testenv.Environment, o *options) error {
 // normally, but many test binaries may start at once on a small machine.
 const crdTimeout = time.Minute
 
-// start makes the manager, calls setup, starts the manager and waits for
-// its caches.
+// start makes the manager, calls setup, starts the manager and waits until
+// it runs and its caches have synced.
 func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	t := e.t
 	t.Helper()
@@ -124,6 +124,7 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	var startErr error
+	reported := false // the manager stopped at start, and t has been told
 	go func() {
 		defer close(stopped)
 		startErr = mgr.Start(ctx)
@@ -132,7 +133,7 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 		cancel()
 		select {
 		case <-stopped:
-			if startErr != nil {
+			if startErr != nil && !reported {
 				t.Errorf("operatortest: the manager of namespace %s: %v", e.Namespace, startErr)
 			}
 		case <-time.After(stopTimeout):
@@ -140,6 +141,19 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 		}
 	})
 
+	// Elected: the manager has opened its servers, started its caches and
+	// launched its controllers (and won the election, if it holds one).
+	// Then every informer the controllers use exists, and the wait for
+	// their first lists covers them all.
+	fail := func() {
+		reported = true
+		t.Fatalf("operatortest: the manager stopped as it started: %v", startErr)
+	}
+	select {
+	case <-mgr.Elected():
+	case <-stopped:
+		fail()
+	}
 	f := mgr.Factory()
 	syncCtx, cancelSync := context.WithTimeout(ctx, f.SyncTimeout())
 	defer cancelSync()
@@ -153,7 +167,7 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	case <-stopped:
 		cancelSync()
 		<-synced
-		t.Fatalf("operatortest: the manager stopped as it started: %v", startErr)
+		fail()
 	}
 }
 
