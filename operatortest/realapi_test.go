@@ -52,7 +52,9 @@ func TestStaleWriteConflicts(t *testing.T) {
 
 // scaler scales every Deployment to two replicas and records in its status
 // the generation its change produced.
-type scaler struct{ deployments *client.Client[*appsv1.Deployment] }
+type scaler struct {
+	deployments *client.Client[*appsv1.Deployment]
+}
 
 func (r *scaler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	d, err := r.deployments.Modify(ctx, req.Namespace, req.Name, func(d *appsv1.Deployment) error {
