@@ -8,9 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -23,21 +21,8 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// The package's promise in one test: create an object, see the reconcile.
-func TestReconcileObserved(t *testing.T) {
-	env := operatortest.New(t, runObserver)
-	deployments := operatortest.Client[*appsv1.Deployment](env)
-	if _, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web")); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Eventually(t, 10*time.Second, "web's status.observedGeneration to be 1", func() error {
-		d, err := deployments.Live().Get(t.Context(), env.Namespace, "web")
-		if err == nil && d.Status.ObservedGeneration != 1 {
-			err = fmt.Errorf("observedGeneration is %d", d.Status.ObservedGeneration)
-		}
-		return err
-	})
-}
+// The package example, run.
+func TestExample(t *testing.T) { ExTestRecordsGeneration(t) }
 
 // stopWatch is a runnable that records that the manager stopped it.
 type stopWatch struct{ stopped atomic.Bool }

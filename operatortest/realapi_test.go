@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -257,5 +258,62 @@ func TestFinalizers(t *testing.T) {
 	}
 	if _, err := ws.Get(t.Context(), "held", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("widget after its last finalizer was removed: %v, want NotFound", err)
+	}
+}
+
+// Admission policies apply: a ValidatingAdmissionPolicy the test installs
+// refuses what it forbids. (Dry-run writes, so that nothing is created
+// before the API server has loaded the policy.)
+func TestAdmissionPolicy(t *testing.T) {
+	env := operatortest.New(t, nil)
+	name := "operatortest-" + env.Namespace
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "!has(object.data) || !('forbidden' in object.data)", Message: "no key named forbidden"}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: env.Namespace}}},
+		},
+	}
+	adm := env.Clientset.AdmissionregistrationV1()
+	if _, err := adm.ValidatingAdmissionPolicies().Create(t.Context(), policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = adm.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	if _, err := adm.ValidatingAdmissionPolicyBindings().Create(t.Context(), binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = adm.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}, Data: map[string]string{"forbidden": "yes"}}
+	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+	testenv.Eventually(t, 30*time.Second, "the policy to refuse a ConfigMap with a key named forbidden", func() error {
+		_, err := env.Clientset.CoreV1().ConfigMaps(env.Namespace).Create(t.Context(), cm, dryRun)
+		if err == nil || !strings.Contains(err.Error(), "no key named forbidden") {
+			return fmt.Errorf("dry-run create: %v", err)
+		}
+		return nil
+	})
+	cm.Data = map[string]string{"allowed": "yes"}
+	if _, err := env.Clientset.CoreV1().ConfigMaps(env.Namespace).Create(t.Context(), cm, dryRun); err != nil {
+		t.Errorf("a ConfigMap the policy allows: %v", err)
 	}
 }
