@@ -237,14 +237,14 @@ func TestFinalizers(t *testing.T) {
 	ws := widgetEnv(t)
 	w := newWidget("held", map[string]any{})
 	w.SetFinalizers([]string{"operatortest.steady.dev/hold"})
-	w, err := ws.Create(t.Context(), w, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := ws.Create(t.Context(), w, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ws.Delete(t.Context(), "held", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err = ws.Get(t.Context(), "held", metav1.GetOptions{}); err != nil || w.GetDeletionTimestamp() == nil || w.GetGeneration() != 2 {
+	w, err := ws.Get(t.Context(), "held", metav1.GetOptions{})
+	if err != nil || w.GetDeletionTimestamp() == nil || w.GetGeneration() != 2 {
 		t.Fatalf("deleted widget with a finalizer: %v; want it there, with a deletionTimestamp and generation 2 (was 1)", err)
 	}
 	more := w.DeepCopy()

@@ -49,7 +49,7 @@ func TestReconcilerLifecycle(t *testing.T) {
 
 	foo := &v1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace, Name: "shop"},
 		Spec: v1alpha1.FooSpec{DeploymentName: "shop-web", Replicas: ptr.To[int32](2)}}
-	if foo, err = foos.Create(t.Context(), foo); err != nil {
+	if _, err := foos.Create(t.Context(), foo); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 10*time.Second, "the foo's deployment, finalizer and status", func() error {
