@@ -37,6 +37,7 @@ func (s *stopWatch) Start(ctx context.Context) error {
 // restricted to it; both go when the test ends, the manager stopped and
 // waited for.
 func TestEachTestHasItsOwnNamespaceAndManager(t *testing.T) {
+	testenv.Shared(t) // skips under -short
 	envs, watches := make([]*operatortest.Env, 2), make([]*stopWatch, 2)
 	for i := range envs {
 		t.Run("sub", func(t *testing.T) {
@@ -125,6 +126,7 @@ func TestNewNamesWhatFailed(t *testing.T) {
 
 // Client fails the test for a type the manager's scheme does not know.
 func TestClientOfUnknownKind(t *testing.T) {
+	testenv.Shared(t) // skips under -short
 	r := failing(t, func(t testing.TB) { operatortest.Client[*unknown](operatortest.New(t, nil)) })
 	if !strings.HasPrefix(r.fatal, "operatortest: ") || !strings.Contains(r.fatal, "unknown") {
 		t.Errorf("Client of a type outside the scheme failed with %q, want an error naming it", r.fatal)
