@@ -37,7 +37,7 @@ func TestReconcilerLifecycle(t *testing.T) {
 		if r.deployments, err = client.For[*appsv1.Deployment](mgr.Factory(), ""); err != nil {
 			return err
 		}
-		if r.recorder, err = mgr.EventRecorderFor("foo-controller"); err != nil {
+		if r.recorder, err = mgr.LegacyEventRecorderFor("foo-controller"); err != nil {
 			return err
 		}
 		return builder.ControllerManagedBy(mgr).
