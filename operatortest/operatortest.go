@@ -98,7 +98,7 @@ func installCRDs(env *testenv.Environment, o *options) error {
 	return env.InstallCRDs(ctx, crds...)
 }
 
-// crdTimeout bounds the wait for CRDs to be served: a second or so
+// crdTimeout bounds the wait for CRDs to be served: tens of milliseconds
 // normally, but many test binaries may start at once on a small machine.
 const crdTimeout = time.Minute
 
