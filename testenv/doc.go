@@ -11,6 +11,27 @@
 //	defer env.Stop()
 //	client := kubernetes.NewForConfigOrDie(env.Config)
 //
+// # One control plane per test binary
+//
+// Starting etcd and kube-apiserver takes seconds, so the tests of a package
+// share one, started by the first test that asks and stopped after the
+// last; each test works in a namespace of its own:
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+//
+//	func TestSomething(t *testing.T) {
+//		env := testenv.Shared(t)            // skipped under go test -short
+//		ns := env.NewNamespace(t, "some-") // deleted when the test ends
+//		...
+//		testenv.Eventually(t, 10*time.Second, "the copy to appear", func() error { ... })
+//	}
+//
+// Main also fails the run when a test leaves goroutines behind.
+// InstallCRDs installs CustomResourceDefinitions once per environment,
+// however many tests ask, from Go objects or from YAML files (ReadCRDs).
+// Package operatortest builds on these to run an operator's controllers in
+// a test.
+//
 // # Binaries
 //
 // Start looks for etcd and kube-apiserver in the directory named by

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -28,6 +29,8 @@ type Environment struct {
 	KubeconfigPath string
 	// EtcdURL is etcd's client URL.
 	EtcdURL string
+	// Clientset is a client-go clientset for Config.
+	Clientset *kubernetes.Clientset
 
 	opts      *options
 	dir       string
@@ -40,6 +43,9 @@ type Environment struct {
 
 	mu      sync.Mutex // serialises Stop and the fault methods
 	stopped bool
+
+	crdMu sync.Mutex
+	crds  map[string]*crdInstall // by name: what InstallCRDs was asked for
 }
 
 // Start runs etcd and kube-apiserver on loopback ports it picks, waits until
@@ -97,6 +103,9 @@ func (e *Environment) start(ctx context.Context, etcdPath, apiPath string) error
 		BearerToken:     creds.token,
 		TLSClientConfig: rest.TLSClientConfig{CAData: creds.caPEM},
 		QPS:             -1, // no client-side throttling: tests create many objects fast
+	}
+	if e.Clientset, err = kubernetes.NewForConfig(e.Config); err != nil {
+		return fmt.Errorf("testenv: clientset: %w", err)
 	}
 	e.KubeconfigPath = filepath.Join(e.dir, "kubeconfig")
 	return writeKubeconfig(e.KubeconfigPath, e.Config)

@@ -29,7 +29,8 @@ func waitGone(t *testing.T, pids ...int) {
 }
 
 // needsBinaries skips t under -short: it runs etcd and kube-apiserver.
-// (testkit.Env does this for the external tests; it cannot be imported here.)
+// (Shared does this for the tests of the shared control plane; these start
+// their own.)
 func needsBinaries(t *testing.T) {
 	t.Helper()
 	if testing.Short() {

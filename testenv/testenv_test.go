@@ -14,22 +14,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/testenv"
 )
 
 // TestMain checks for leaked goroutines; the tests share one environment,
-// which the first of them starts through testkit.Env.
-func TestMain(m *testing.M) { testkit.Main(m) }
-
-func clientset(t *testing.T, e *testenv.Environment) *kubernetes.Clientset {
-	t.Helper()
-	c, err := kubernetes.NewForConfig(e.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// which the first of them starts through testenv.Shared.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 func createConfigMap(t *testing.T, c *kubernetes.Clientset, name string) *corev1.ConfigMap {
 	t.Helper()
@@ -55,7 +45,7 @@ func nextEvent(t *testing.T, w watch.Interface) (watch.Event, bool) {
 
 func TestCreateListWatch(t *testing.T) {
 	ctx := context.Background()
-	c := clientset(t, testkit.Env(t))
+	c := testenv.Shared(t).Clientset
 	cms := c.CoreV1().ConfigMaps("default")
 	first := createConfigMap(t, c, "clw-first")
 
@@ -84,7 +74,7 @@ func TestCreateListWatch(t *testing.T) {
 }
 
 func TestKubeconfigFile(t *testing.T) {
-	env := testkit.Env(t)
+	env := testenv.Shared(t)
 	cfg, err := clientcmd.BuildConfigFromFlags("", env.KubeconfigPath)
 	if err != nil {
 		t.Fatalf("loading %s: %v", env.KubeconfigPath, err)
@@ -99,8 +89,8 @@ func TestKubeconfigFile(t *testing.T) {
 }
 
 func TestDropConnectionsEndsWatch(t *testing.T) {
-	ctx, env := context.Background(), testkit.Env(t)
-	c := clientset(t, env)
+	ctx, env := context.Background(), testenv.Shared(t)
+	c := env.Clientset
 	// From the list's RV: a watch with RV "" would start with synthetic ADDED events.
 	list, err := c.CoreV1().ConfigMaps("default").List(ctx, metav1.ListOptions{})
 	if err != nil {
@@ -129,8 +119,8 @@ func TestDropConnectionsEndsWatch(t *testing.T) {
 }
 
 func TestCompactMakesOldWatchGone(t *testing.T) {
-	ctx, env := context.Background(), testkit.Env(t)
-	c := clientset(t, env)
+	ctx, env := context.Background(), testenv.Shared(t)
+	c := env.Clientset
 	old := createConfigMap(t, c, "compact-old")
 	for i := range 3 { // history after the old RV, so it is really behind
 		createConfigMap(t, c, fmt.Sprintf("compact-new-%d", i))
@@ -162,8 +152,8 @@ func TestCompactMakesOldWatchGone(t *testing.T) {
 }
 
 func TestRestartAPIServerKeepsObjects(t *testing.T) {
-	ctx, env := context.Background(), testkit.Env(t)
-	c := clientset(t, env)
+	ctx, env := context.Background(), testenv.Shared(t)
+	c := env.Clientset
 	want := createConfigMap(t, c, "survives-restart")
 	if err := env.RestartAPIServer(ctx); err != nil {
 		t.Fatal(err)
@@ -178,7 +168,7 @@ func TestRestartAPIServerKeepsObjects(t *testing.T) {
 }
 
 func TestTwoEnvironmentsAtOnce(t *testing.T) {
-	env := testkit.Env(t)
+	env := testenv.Shared(t)
 	second, err := testenv.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +177,8 @@ func TestTwoEnvironmentsAtOnce(t *testing.T) {
 	if second.Config.Host == env.Config.Host || second.EtcdURL == env.EtcdURL {
 		t.Fatalf("environments share an address: %s/%s vs %s/%s", second.Config.Host, second.EtcdURL, env.Config.Host, env.EtcdURL)
 	}
-	createConfigMap(t, clientset(t, second), "only-in-second")
-	_, err = clientset(t, env).CoreV1().ConfigMaps("default").Get(context.Background(), "only-in-second", metav1.GetOptions{})
+	createConfigMap(t, second.Clientset, "only-in-second")
+	_, err = env.Clientset.CoreV1().ConfigMaps("default").Get(context.Background(), "only-in-second", metav1.GetOptions{})
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("object created in the second environment is visible in the first: %v", err)
 	}

@@ -10,15 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/testenv"
 )
 
 // Through a WatchLag, requests are answered at once while watch events
 // come late: a client sees its own write by Get before its watch does.
 func TestWatchLagDelaysOnlyWatches(t *testing.T) {
 	const lag = 2 * time.Second
-	env := testkit.Env(t)
-	ns := testkit.Namespace(t, "lag-")
+	env := testenv.Shared(t)
+	ns := env.NewNamespace(t, "lag-")
 	l, err := env.NewWatchLag(lag)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestWatchLagDelaysOnlyWatches(t *testing.T) {
 	defer w.Stop()
 
 	created := time.Now()
-	if _, err := clientset(t, env).CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lagged"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := env.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "lagged"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cms.Get(ctx, "lagged", metav1.GetOptions{}); err != nil {
@@ -58,7 +58,7 @@ func TestWatchLagDelaysOnlyWatches(t *testing.T) {
 
 	// A lag of zero applies to the events sent from then on.
 	l.Set(0)
-	if err := clientset(t, env).CoreV1().ConfigMaps(ns).Delete(ctx, "lagged", metav1.DeleteOptions{}); err != nil {
+	if err := env.Clientset.CoreV1().ConfigMaps(ns).Delete(ctx, "lagged", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	deleted := time.Now()

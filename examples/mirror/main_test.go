@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/event"
-	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/testenv"
 )
 
 // TestMain checks that the example leaves no goroutine behind; the tests
-// that need a local control plane start it through testkit.Env.
-func TestMain(m *testing.M) { testkit.Main(m) }
+// share one local control plane, started by the first that asks for it.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestMirror runs the example's story against a local control plane and
 // checks that every change reached the copies, each with exactly the writes
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 func TestMirror(t *testing.T) {
 	ctx := context.Background()
 	var out bytes.Buffer
-	s, err := run(ctx, testkit.Env(t).Config, &out)
+	s, err := run(ctx, testenv.Shared(t).Config, &out)
 	if err != nil {
 		t.Fatalf("%v\noutput:\n%s", err, out.String())
 	}

@@ -10,19 +10,19 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/examples/internal/demo"
-	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/testenv"
 )
 
 // TestMain checks that the example leaves no goroutine behind; the tests
-// that need a local control plane start it through testkit.Env.
-func TestMain(m *testing.M) { testkit.Main(m) }
+// share one local control plane, started by the first that asks for it.
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // TestQuickstart runs the example's story against a local control plane and
 // checks its lesson: with GenerationChanged the reconciler settles at about
 // one reconcile per spec version; without it, it loops.
 func TestQuickstart(t *testing.T) {
 	var out bytes.Buffer
-	s := playStory(t, testkit.Env(t).Config, &out)
+	s := playStory(t, testenv.Shared(t).Config, &out)
 	if !strings.Contains(out.String(), "client-side throttling: off") {
 		t.Errorf("the local control plane's config turns throttling off, and the output should say so:\n%s", out.String())
 	}
@@ -34,7 +34,7 @@ func TestQuickstart(t *testing.T) {
 // loads it with cluster.Load. The story is the same; the loop runs at
 // steady's default throttling, and the output says so.
 func TestQuickstartThroughKubeconfig(t *testing.T) {
-	env := testkit.Env(t)
+	env := testenv.Shared(t)
 	t.Setenv("KUBECONFIG", env.KubeconfigPath)
 	var out bytes.Buffer
 	cfg, stop, err := demo.Config(context.Background(), &out, false)

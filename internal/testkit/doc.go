@@ -1,6 +1,8 @@
-// Package testkit is what steady's own tests share: a TestMain that checks
-// for leaked goroutines, one control plane per test binary started only when
-// a test asks for it, and a polling wait.
+// Package testkit is the shorthand steady's own tests use for testenv's
+// shared control plane: a TestMain that checks for leaked goroutines, one
+// control plane per test binary started only when a test asks for it, a
+// fresh namespace per test and a polling wait. The logic lives in package
+// testenv, where operators' tests (through package operatortest) use it too.
 //
 // A package's TestMain is
 //

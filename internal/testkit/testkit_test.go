@@ -1,129 +1,11 @@
 package testkit
 
 import (
-	"errors"
-	"fmt"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/steadyctl/steady/testenv"
 )
 
 func TestMain(m *testing.M) { Main(m) }
-
-// fakeT records how a helper ended a test: Fatal and Skip end the calling
-// goroutine, as they do on a real T.
-type fakeT struct {
-	testing.TB
-	fatal, skip string
-}
-
-func (f *fakeT) Helper() {}
-
-func (f *fakeT) Fatal(args ...any) { f.fatal = fmt.Sprint(args...); runtime.Goexit() }
-
-func (f *fakeT) Fatalf(format string, args ...any) {
-	f.fatal = fmt.Sprintf(format, args...)
-	runtime.Goexit()
-}
-
-func (f *fakeT) Skip(args ...any) { f.skip = fmt.Sprint(args...); runtime.Goexit() }
-
-// call runs helper with a fakeT on a goroutine of its own, so that Fatal
-// and Skip end that goroutine rather than the test, and reports the fakeT.
-func call(helper func(testing.TB)) *fakeT {
-	f := &fakeT{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		helper(f)
-	}()
-	<-done
-	return f
-}
-
-func TestEventuallyReturnsOnceTheConditionHolds(t *testing.T) {
-	calls := 0
-	f := call(func(t testing.TB) {
-		Eventually(t, 10*time.Second, "the third call", func() bool { calls++; return calls == 3 })
-	})
-	if f.fatal != "" || calls != 3 {
-		t.Fatalf("after %d calls: fatal %q; want a return on the third call", calls, f.fatal)
-	}
-	calls = 0
-	f = call(func(t testing.TB) {
-		Eventually(t, 10*time.Second, "no error", func() error {
-			if calls++; calls < 3 {
-				return errors.New("not yet")
-			}
-			return nil
-		})
-	})
-	if f.fatal != "" || calls != 3 {
-		t.Fatalf("after %d calls: fatal %q; want a return on the third call", calls, f.fatal)
-	}
-}
-
-func TestEventuallyTimesOutWithTheLastError(t *testing.T) {
-	calls := 0
-	f := call(func(t testing.TB) {
-		Eventually(t, 20*time.Millisecond, "the answer", func() error { calls++; return fmt.Errorf("attempt %d failed", calls) })
-	})
-	if want := fmt.Sprintf("timed out after 20ms waiting for the answer: attempt %d failed", calls); f.fatal != want {
-		t.Fatalf("failure message %q, want %q", f.fatal, want)
-	}
-	f = call(func(t testing.TB) {
-		Eventually(t, 20*time.Millisecond, "the answer", func() bool { return false })
-	})
-	if want := "timed out after 20ms waiting for the answer"; f.fatal != want {
-		t.Fatalf("failure message %q, want %q", f.fatal, want)
-	}
-}
-
-// A control plane that cannot start fails every test that asks for it, with
-// the reason, and is tried only once.
-func TestControlPlaneStartFailureFailsEveryAsker(t *testing.T) {
-	starts := 0
-	p := &controlPlane{start: func() (*testenv.Environment, error) {
-		starts++
-		return nil, errors.New("no etcd here")
-	}}
-	for range 2 {
-		if _, _, err := p.get(); err == nil || !strings.Contains(err.Error(), "no etcd here") {
-			t.Fatalf("get: %v, want the start error", err)
-		}
-	}
-	if starts != 1 {
-		t.Fatalf("%d starts, want 1", starts)
-	}
-	if err := p.stop(); err != nil {
-		t.Fatalf("stop of a control plane that never started: %v", err)
-	}
-	if testing.Short() {
-		return // must skips before it looks
-	}
-	for range 2 {
-		f := call(func(t testing.TB) { p.must(t) })
-		if f.skip != "" || !strings.Contains(f.fatal, "no etcd here") {
-			t.Fatalf("must: skip %q, fatal %q; want a failure with the start error", f.skip, f.fatal)
-		}
-	}
-}
-
-func TestEnvSkipsUnderShort(t *testing.T) {
-	if !testing.Short() {
-		t.Skip("checks what -short does")
-	}
-	p := &controlPlane{start: func() (*testenv.Environment, error) {
-		t.Error("started a control plane under -short")
-		return nil, errors.New("unreachable")
-	}}
-	if f := call(func(t testing.TB) { p.must(t) }); f.skip == "" || f.fatal != "" {
-		t.Fatalf("must under -short: skip %q, fatal %q; want a skip", f.skip, f.fatal)
-	}
-}
 
 // The control plane is shared: every test of a binary gets the same one,
 // and Namespace gives each test a namespace of its own on it.
@@ -131,6 +13,9 @@ func TestEnvIsSharedAndNamespacesAreFresh(t *testing.T) {
 	env := Env(t)
 	if again := Env(t); again != env {
 		t.Fatal("a second Env call started another control plane")
+	}
+	if Clientset(t) != env.Clientset {
+		t.Fatal("Clientset is not the shared control plane's")
 	}
 	a, b := Namespace(t, "kit-"), Namespace(t, "kit-")
 	if a == b || !strings.HasPrefix(a, "kit-") {

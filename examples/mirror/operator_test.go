@@ -1,0 +1,72 @@
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/operatortest"
+	"github.com/steadyctl/steady/testenv"
+)
+
+// TestCopiesFollowTargets runs the operator alone: a source in the test's
+// namespace is copied into a target namespace, and the copy goes when the
+// namespace stops being a target. Copies cross namespaces, so the manager
+// caches all of them, but only the objects in the test's scope.
+func TestCopiesFollowTargets(t *testing.T) {
+	// The story's run ID, for the same reason: on a control plane shared
+	// with other tests, and kept after a test (nothing empties a deleted
+	// namespace there), the operator must see this test's objects only.
+	scope := labels.Set{runLabel: strings.ToLower(rand.Text()[:8])}
+	inScope := object.Selector{Labels: scope.String()}
+	env := operatortest.New(t, func(mgr *manager.Manager) error {
+		_, err := newOperator(mgr, scope, io.Discard)
+		return err
+	}, operatortest.WithManagerOptions(manager.WithNamespace(""), // copies go anywhere
+		manager.WithDefaultSelectors(schema.GroupKind{Kind: "ConfigMap"}, inScope),
+		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Namespace"}, inScope)))
+	target := testenv.Shared(t).NewNamespace(t, "mirror-target-")
+	setTarget := func(on bool) {
+		value := "null"
+		if on {
+			value = `"true"`
+		}
+		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q,%q:%s}}}`, runLabel, scope[runLabel], targetLabel, value)
+		if _, err := env.Clientset.CoreV1().Namespaces().Patch(t.Context(), target, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setTarget(true)
+	src := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "cfg", Labels: labels.Merge(scope, labels.Set{enabledLabel: "true"})},
+		Data:       map[string]string{"greeting": "hello"},
+	}
+	if _, err := env.Clientset.CoreV1().ConfigMaps(env.Namespace).Create(t.Context(), src, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "a copy in the target", func() error {
+		cp, err := env.Clientset.CoreV1().ConfigMaps(target).Get(t.Context(), "cfg", metav1.GetOptions{})
+		if err == nil && (!maps.Equal(cp.Data, src.Data) || cp.Annotations[sourceAnnotation] != env.Namespace+"/cfg") {
+			err = fmt.Errorf("copy holds %v, annotated %v", cp.Data, cp.Annotations)
+		}
+		return err
+	})
+	setTarget(false)
+	testenv.Eventually(t, 10*time.Second, "the copy deleted", func() bool {
+		_, err := env.Clientset.CoreV1().ConfigMaps(target).Get(t.Context(), "cfg", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+}

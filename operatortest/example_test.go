@@ -1,0 +1,80 @@
+package operatortest_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/steadyctl/steady/builder"
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/operatortest"
+	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/testenv"
+)
+
+// generationRecorder is the reconciler under test: it records in each
+// Deployment's status the generation it has acted on.
+type generationRecorder struct {
+	deployments *client.Client[*appsv1.Deployment]
+}
+
+func (r *generationRecorder) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	_, err := r.deployments.ModifyStatus(ctx, req.Namespace, req.Name, func(d *appsv1.Deployment) error {
+		d.Status.ObservedGeneration = d.Generation
+		return nil
+	})
+	return reconcile.Result{}, client.IgnoreNotFound(err)
+}
+
+// setupWithManager wires the controller into a manager: what main calls,
+// and what the test runs.
+func setupWithManager(mgr *manager.Manager) error {
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
+	if err != nil {
+		return err
+	}
+	return builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(&generationRecorder{deployments})
+}
+
+// ExTestRecordsGeneration is a whole reconciler test. (If this were a real
+// test, not an example, it would be named TestRecordsGeneration, beside
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+//
+// which shares one control plane among the package's tests.)
+func ExTestRecordsGeneration(t *testing.T) {
+	env := operatortest.New(t, setupWithManager)
+	deployments := operatortest.Client[*appsv1.Deployment](env)
+	if _, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "web's status to record its generation", func() bool {
+		d, err := deployments.Live().Get(t.Context(), env.Namespace, "web")
+		return err == nil && d.Status.ObservedGeneration == d.Generation
+	})
+}
+
+// newDeployment returns a Deployment of one pause container.
+func newDeployment(namespace, name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+			},
+		},
+	}
+}
+
+func ExampleNew() {
+	// New needs the *testing.T of a test: see ExTestRecordsGeneration,
+	// which this package's TestExample runs.
+}

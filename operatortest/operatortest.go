@@ -1,0 +1,240 @@
+package operatortest
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/manager"
+	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/testenv"
+)
+
+// Env is one test's operator: a namespace of its own on the test binary's
+// shared control plane, and a running manager restricted to it.
+type Env struct {
+	// Namespace is the test's namespace, created for it and deleted when
+	// it ends. The manager's caches hold this namespace only.
+	Namespace string
+	// Config reaches the control plane as an admin, without client-side
+	// throttling.
+	Config *rest.Config
+	// Clientset is a client-go clientset for Config, for the test's own
+	// reads and writes of built-in kinds.
+	Clientset *kubernetes.Clientset
+	// Manager is the running manager that setup wired the controllers into.
+	Manager *manager.Manager
+
+	t testing.TB
+}
+
+// stopTimeout bounds the wait for a manager to stop at the end of a test:
+// its own shutdown timeout (default 30 s) plus time to stop its caches.
+const stopTimeout = time.Minute
+
+// New runs the controllers that setup wires into a manager, for the test
+// t, and returns once they run and their caches hold the namespace's
+// current state:
+//
+//   - the test binary's shared control plane (testenv.Shared) is started
+//     on first use, and the CRDs given by WithCRDs and WithCRDFiles are
+//     installed on it once;
+//   - a fresh namespace, named after the test, is created;
+//   - a manager is made with manager.WithNamespace(namespace), a logger
+//     that writes to t.Log, and the options of WithManagerOptions after
+//     those; it serves no HTTP endpoints and runs no leader election unless
+//     those options say so;
+//   - setup is called with it (nil setup: a manager without controllers),
+//     and the manager is started.
+//
+// When t ends, the manager is stopped and waited for, so that no goroutine
+// of it outlives the test, and the namespace is deleted (without waiting).
+// Any failure fails t at once, naming the step. Under go test -short New
+// skips t, as testenv.Shared does.
+func New(t testing.TB, setup func(*manager.Manager) error, opts ...Option) *Env {
+	t.Helper()
+	o := newOptions(opts)
+	e := prepare(t, o)
+	e.start(setup, o)
+	return e
+}
+
+// prepare installs o's CRDs and creates the test's namespace.
+func prepare(t testing.TB, o *options) *Env {
+	t.Helper()
+	env := testenv.Shared(t)
+	if err := installCRDs(env, o); err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	return &Env{
+		Namespace: env.NewNamespace(t, namespacePrefix(t.Name())),
+		Config:    env.Config,
+		Clientset: env.Clientset,
+		t:         t,
+	}
+}
+
+func installCRDs(env *testenv.Environment, o *options) error {
+	crds := o.crds
+	if len(o.crdFiles) > 0 {
+		read, err := testenv.ReadCRDs(o.crdFiles...)
+		if err != nil {
+			return err
+		}
+		crds = append(crds, read...)
+	}
+	if len(crds) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), crdTimeout)
+	defer cancel()
+	return env.InstallCRDs(ctx, crds...)
+}
+
+// crdTimeout bounds the wait for CRDs to be served: tens of milliseconds
+// normally, but many test binaries may start at once on a small machine.
+const crdTimeout = time.Minute
+
+// start makes the manager, calls setup, starts the manager and waits until
+// it runs and its caches have synced.
+func (e *Env) start(setup func(*manager.Manager) error, o *options) {
+	t := e.t
+	t.Helper()
+	log := newTestLog(t)
+	t.Cleanup(log.close) // after the manager has stopped: cleanups run last-in first-out
+	mopts := append([]manager.Option{manager.WithNamespace(e.Namespace), manager.WithLogger(log.logger())}, o.managerOpts...)
+	mgr, err := manager.New(e.Config, mopts...)
+	if err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	e.Manager = mgr
+	if setup != nil {
+		if err := setup(mgr); err != nil {
+			t.Fatalf("operatortest: setup: %v", err)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	var startErr error
+	reported := false // the manager stopped at start, and t has been told
+	go func() {
+		defer close(stopped)
+		startErr = mgr.Start(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-stopped:
+			if startErr != nil && !reported {
+				t.Errorf("operatortest: the manager of namespace %s: %v", e.Namespace, startErr)
+			}
+		case <-time.After(stopTimeout):
+			t.Errorf("operatortest: the manager of namespace %s did not stop within %v", e.Namespace, stopTimeout)
+		}
+	})
+
+	// Elected: the manager has opened its servers, started its caches and
+	// launched its controllers (and won the election, if it holds one).
+	// Then every informer the controllers use exists, and the wait for
+	// their first lists covers them all.
+	fail := func() {
+		reported = true
+		t.Fatalf("operatortest: the manager stopped as it started: %v", startErr)
+	}
+	select {
+	case <-mgr.Elected():
+	case <-stopped:
+		fail()
+	}
+	f := mgr.Factory()
+	syncCtx, cancelSync := context.WithTimeout(ctx, f.SyncTimeout())
+	defer cancelSync()
+	synced := make(chan error, 1)
+	go func() { synced <- f.WaitForCacheSync(syncCtx) }()
+	select {
+	case err := <-synced:
+		if err != nil {
+			t.Fatalf("operatortest: the manager's caches did not sync: %v", err)
+		}
+	case <-stopped:
+		cancelSync()
+		<-synced
+		fail()
+	}
+}
+
+// Client returns a steady client of kind T over e's manager: reads come from
+// the manager's cache of e's namespace (Live reads the API server), writes
+// go to the API server. It fails the test if T is not a kind of the
+// manager's scheme.
+func Client[T object.Object](e *Env) *client.Client[T] {
+	e.t.Helper()
+	c, err := client.For[T](e.Manager.Factory(), "")
+	if err != nil {
+		e.t.Fatalf("operatortest: %v", err)
+	}
+	return c
+}
+
+var notDNS = regexp.MustCompile(`[^a-z0-9]+`)
+
+// namespacePrefix turns a test's name into a namespace's generateName,
+// which keeps it recognisable in logs and kubectl: "TestFoo/bar" gives
+// "testfoo-bar-".
+func namespacePrefix(test string) string {
+	p := strings.Trim(notDNS.ReplaceAllString(strings.ToLower(test), "-"), "-")
+	if len(p) > 40 { // of 63, leaving room for the random suffix
+		p = strings.TrimRight(p[:40], "-")
+	}
+	if p == "" {
+		p = "test"
+	}
+	return p + "-"
+}
+
+// Option configures New.
+type Option func(*options)
+
+type options struct {
+	managerOpts []manager.Option
+	crds        []*unstructured.Unstructured
+	crdFiles    []string
+}
+
+func newOptions(opts []Option) *options {
+	o := &options{}
+	for _, opt := range opts {
+		opt(o)
+	}
+	return o
+}
+
+// WithManagerOptions passes options to manager.New after New's own
+// (manager.WithNamespace of the test's namespace and a logger that writes
+// to t.Log), so they can override those: manager.WithScheme for custom
+// resources, manager.WithLogger(logr.Discard()) for quiet benchmarks.
+func WithManagerOptions(opts ...manager.Option) Option {
+	return func(o *options) { o.managerOpts = append(o.managerOpts, opts...) }
+}
+
+// WithCRDs installs CustomResourceDefinitions on the control plane before
+// the manager starts, once per control plane (see
+// testenv.Environment.InstallCRDs), and waits until they are served.
+func WithCRDs(crds ...*unstructured.Unstructured) Option {
+	return func(o *options) { o.crds = append(o.crds, crds...) }
+}
+
+// WithCRDFiles installs the CustomResourceDefinitions in YAML or JSON files
+// and directories of them (such as kubebuilder's config/crd/bases; see
+// testenv.ReadCRDs), as WithCRDs does.
+func WithCRDFiles(paths ...string) Option {
+	return func(o *options) { o.crdFiles = append(o.crdFiles, paths...) }
+}
