@@ -11,4 +11,7 @@ var (
 	errUnnamedMetrics = errors.New("workqueue: WithMetricsProvider needs WithName")
 	errNilLimiter     = errors.New("workqueue: NewRateLimiting with a nil RateLimiter")
 	errNilRateLimiter = errors.New("workqueue: NewSharedBucketLimiter with a nil *rate.Limiter")
+	errNotPositive    = errors.New("must be positive")
+	errDebounce       = errors.New("window must not be negative, nor longer than maxDelay")
+	errPriorityOnly   = errors.New("applies to NewPriority only")
 )
