@@ -68,7 +68,7 @@ func TestPriorityAddTwiceHighestWins(t *testing.T) {
 	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "x", "y")
 	q.Add("a")
 	q.Add("b")
-	q.AddWithOpts(AddOpts{Priority: prio(0)}, "x")          // raised: behind a and b, ahead of y
+	q.AddWithOpts(AddOpts{Priority: prio(0)}, "x")           // raised: behind a and b, ahead of y
 	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "a") // a lower priority changes nothing
 	q.Add("x")                                               // nor does the same one
 	expectOrder(t, drainP(t, q), "a", "b", "x", "y")
