@@ -237,3 +237,29 @@ func TestPriorityDebounce(t *testing.T) {
 	step(window)
 	expectOrder(t, drainP(t, q), "z")
 }
+
+// TestPriorityFlowsForgottenWhenIdle checks that a queue whose flows come
+// and go (10,000 namespaces, one item each) keeps a bounded flow table,
+// and does not forget a flow that an item still names.
+func TestPriorityFlowsForgottenWhenIdle(t *testing.T) {
+	q, _ := newFakePriority(t)
+	q.AddWithOpts(AddOpts{Flow: "busy"}, "busy/0")
+	held, _, _ := getP(t, q) // processing until the end: its flow is live
+	for i := range 10_000 {
+		q.AddWithOpts(AddOpts{Flow: fmt.Sprint("ns-", i)}, fmt.Sprint("ns-", i, "/cm"))
+		item, _, _ := getP(t, q)
+		q.Done(item)
+	}
+	q.mu.Lock()
+	flows, named := len(q.ready.flows.recs), q.ready.flows.ids.n
+	busy := q.ready.flows.key(q.items.at(q.items.find(hashItem(q.seed, held), held)).flow)
+	q.mu.Unlock()
+	if flows > 2*minIdleFlows || named > 2*minIdleFlows {
+		t.Errorf("%d flow records, %d named, after 10,000 flows came and went; want at most %d", flows, named, 2*minIdleFlows)
+	}
+	if busy != "busy" {
+		t.Errorf("the processing item's flow is %q, want busy", busy)
+	}
+	q.AddRateLimited(held) // keeps its flow
+	q.Done(held)
+}

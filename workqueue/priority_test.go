@@ -301,6 +301,10 @@ func TestPriorityNoAllocations(t *testing.T) {
 		for i, key := range keys {
 			q.AddWithOpts(opts[i%len(opts)], key)
 		}
+		for i, key := range keys[:8] {
+			p := i % 3 // a pointer to a local must not make it escape
+			q.AddWithOpts(AddOpts{Priority: &p, Flow: "ns-d", Reasons: 4}, key)
+		}
 		q.AddRateLimited(keys[0])
 		clock.Step(time.Second)
 		q.promote()
