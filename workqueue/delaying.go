@@ -2,6 +2,8 @@ package workqueue
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -128,32 +130,28 @@ func dropWaiting[T comparable, V any](h *delayHeap[T], items *table[T, V], stopW
 // runTimer sleeps until the earliest deadline, or until AddAfter brings
 // in an earlier one, and makes due items ready.
 func (q *DelayingQueue[T]) runTimer() {
-	runDelayTimer(q.clock, q.now, q.stop, q.wake, func() (now, next time.Duration, ok, stopped bool) {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		if q.closed.Load() {
-			return 0, 0, false, true
-		}
-		now = q.now()
-		next, ok = q.promoteDue(now)
-		return now, next, ok, false
-	})
+	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
 }
 
 // runDelayTimer is the loop of a queue's timer goroutine, with one
-// reusable timer. promote makes the items due at now ready and says how
-// long until the next deadline (ok false if nothing waits), or that the
-// queue is stopped. The loop sleeps until that deadline, a wake (an
-// earlier deadline came in) or stop.
-func runDelayTimer(c clock.WithTicker, now func() time.Duration, stop, wake <-chan struct{},
-	promote func() (now, next time.Duration, ok, stopped bool)) {
+// reusable timer. Until the queue is closed, it calls promoteDue with mu
+// held, which makes the items due at now ready and says how long until
+// the next deadline (ok false if nothing waits), and sleeps until then,
+// a wake (an earlier deadline came in) or stop.
+func runDelayTimer(c clock.WithTicker, now func() time.Duration, mu *sync.Mutex, closed *atomic.Bool,
+	stop, wake <-chan struct{}, promoteDue func(now time.Duration) (next time.Duration, ok bool)) {
 	var t delayTimer
 	defer t.disarm()
 	for {
-		at, next, ok, stopped := promote()
-		if stopped {
+		mu.Lock()
+		if closed.Load() {
+			mu.Unlock()
 			return
 		}
+		at := now()
+		next, ok := promoteDue(at)
+		mu.Unlock()
+
 		if !ok {
 			t.disarm()
 		} else {

@@ -9,7 +9,7 @@ var (
 	errNotProcessing  = errors.New("workqueue: Done for an item that is not being processed")
 	errNilClock       = errors.New("workqueue: WithClock(nil)")
 	errUnnamedMetrics = errors.New("workqueue: WithMetricsProvider needs WithName")
-	errNilLimiter     = errors.New("workqueue: NewRateLimiting with a nil RateLimiter")
+	errNilLimiter     = errors.New("workqueue: a nil RateLimiter")
 	errNilRateLimiter = errors.New("workqueue: NewSharedBucketLimiter with a nil *rate.Limiter")
 	errNotPositive    = errors.New("must be positive")
 	errDebounce       = errors.New("window must not be negative, nor longer than maxDelay")

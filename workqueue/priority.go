@@ -128,11 +128,7 @@ type AddOpts struct {
 // WithDebounce apply to it along with the options of the other queues.
 func NewPriority[T comparable](limiter RateLimiter[T], opts ...Option) *PriorityQueue[T] {
 	o := newOptions(opts)
-	if limiter == nil {
-		o.logger.Error(errNilLimiter, "Using DefaultControllerRateLimiter", "queue", o.name)
-		limiter = DefaultControllerRateLimiter[T](WithClock(o.clock))
-	}
-	q := &PriorityQueue[T]{limiter: limiter}
+	q := &PriorityQueue[T]{limiter: limiterOrDefault(limiter, o)}
 	q.nonEmpty.L = &q.mu
 	q.drained.L = &q.mu
 	q.seed = maphash.MakeSeed()

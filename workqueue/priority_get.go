@@ -154,16 +154,7 @@ func (q *PriorityQueue[T]) shutDownLocked() {
 
 // runTimer makes items ready when their delay or debounce ends.
 func (q *PriorityQueue[T]) runTimer() {
-	runDelayTimer(q.clock, q.now, q.stop, q.wake, func() (now, next time.Duration, ok, stopped bool) {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		if q.closed.Load() {
-			return 0, 0, false, true
-		}
-		now = q.now()
-		next, ok = q.promoteDue(now)
-		return now, next, ok, false
-	})
+	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
 }
 
 // promoteDue makes the items whose deadline is not after now ready, in

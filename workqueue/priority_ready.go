@@ -29,48 +29,87 @@ import "time"
 // not allocate. All of it is guarded by the queue's lock.
 type readySet[T comparable] struct {
 	nodes    []readyNode[T]
-	freeNode int32 // a free node, linked through next; -1 when none
+	freeNode int32 // a free node, linked through inSub.next; none when none
 	subs     []subqueue
-	freeSub  int32 // a free subqueue, linked through next; -1 when none
+	freeSub  int32 // a free subqueue, linked through inRound.next
 	levels   []level
 	overdue  level
-	age      struct{ head, tail int32 }
+	age      ends // nodes not overdue, by inAge
 	flows    flowTable
 	n        int // ready items
 	shrink   shrinkPolicy
 }
 
 type readyNode[T comparable] struct {
-	item             T
-	hash             uint64
-	readyAt          time.Duration
-	prev, next       int32 // in the subqueue, oldest first
-	agePrev, ageNext int32 // in the age list, while not overdue
-	sub              int32
+	item    T
+	hash    uint64
+	readyAt time.Duration
+	inSub   link // in its subqueue, oldest first
+	inAge   link // in the age list, while not overdue
+	sub     int32
 }
 
 // subqueue holds one flow's items at one level, oldest first.
 type subqueue struct {
-	head, tail int32 // nodes
-	prev, next int32 // in the level's round
-	prio       int   // the level, unless overdue
-	flow       int32
-	overdue    bool
+	items   ends // nodes, by inSub
+	inRound link // in the level's round
+	prio    int  // the level, unless overdue
+	flow    int32
+	overdue bool
 }
 
 // level is one priority's round of subqueues, or the overdue level's.
 type level struct {
-	prio       int
-	head, tail int32 // subqueues in turn order
-	n          int   // items
+	prio  int
+	round ends // subqueues in turn order, by inRound
+	n     int  // items
 }
+
+// link is an element's place in a doubly linked list of indices, ends
+// the list's first and last elements; none where there is none.
+type (
+	link struct{ prev, next int32 }
+	ends struct{ head, tail int32 }
+)
 
 const none int32 = -1
 
+var noEnds = ends{none, none}
+
+// push appends element i to the list; links returns an element's link.
+func (e *ends) push(links func(int32) *link, i int32) {
+	*links(i) = link{prev: e.tail, next: none}
+	if e.tail != none {
+		links(e.tail).next = i
+	} else {
+		e.head = i
+	}
+	e.tail = i
+}
+
+// remove takes element i out of the list.
+func (e *ends) remove(links func(int32) *link, i int32) {
+	l := *links(i)
+	if l.prev != none {
+		links(l.prev).next = l.next
+	} else {
+		e.head = l.next
+	}
+	if l.next != none {
+		links(l.next).prev = l.prev
+	} else {
+		e.tail = l.prev
+	}
+}
+
+func (r *readySet[T]) inSub(nd int32) *link  { return &r.nodes[nd].inSub }
+func (r *readySet[T]) inAge(nd int32) *link  { return &r.nodes[nd].inAge }
+func (r *readySet[T]) inRound(s int32) *link { return &r.subs[s].inRound }
+
 func (r *readySet[T]) init() {
 	r.freeNode, r.freeSub = none, none
-	r.overdue = level{head: none, tail: none}
-	r.age.head, r.age.tail = none, none
+	r.overdue = level{round: noEnds}
+	r.age = noEnds
 	r.flows.init()
 }
 
@@ -80,13 +119,7 @@ func (r *readySet[T]) push(item T, h uint64, prio int, flow int32, now time.Dura
 	nd := r.newNode()
 	n := &r.nodes[nd]
 	n.item, n.hash, n.readyAt = item, h, now
-	n.agePrev, n.ageNext = r.age.tail, none
-	if r.age.tail != none {
-		r.nodes[r.age.tail].ageNext = nd
-	} else {
-		r.age.head = nd
-	}
-	r.age.tail = nd
+	r.age.push(r.inAge, nd)
 	r.append(nd, r.subFor(prio, false, flow))
 	r.n++
 	r.shrink.grew(r.n)
@@ -110,7 +143,7 @@ func (r *readySet[T]) bump(nd int32, prio int) {
 // overdue level, oldest first.
 func (r *readySet[T]) promote(cutoff time.Duration) {
 	for nd := r.age.head; nd != none && r.nodes[nd].readyAt <= cutoff; nd = r.age.head {
-		r.ageUnlink(nd)
+		r.age.remove(r.inAge, nd)
 		flow := r.subs[r.nodes[nd].sub].flow
 		r.unlink(nd)
 		r.append(nd, r.subFor(0, true, flow))
@@ -132,16 +165,16 @@ func (r *readySet[T]) pop() (item T, h uint64) {
 	if lv.n == 0 {
 		lv = &r.levels[0]
 	}
-	s := lv.head
-	nd := r.subs[s].head
-	if r.subs[s].next != none { // its turn is over: to the back of the round
-		r.roundUnlink(lv, s)
-		r.roundAppend(lv, s)
+	s := lv.round.head
+	nd := r.subs[s].items.head
+	if r.subs[s].inRound.next != none { // its turn is over: to the back of the round
+		lv.round.remove(r.inRound, s)
+		lv.round.push(r.inRound, s)
 	}
 	n := &r.nodes[nd]
 	item, h = n.item, n.hash
 	if !r.subs[s].overdue {
-		r.ageUnlink(nd)
+		r.age.remove(r.inAge, nd)
 	}
 	r.flows.readyChanged(r.subs[s].flow, -1)
 	r.unlink(nd)
@@ -165,7 +198,7 @@ func (r *readySet[T]) levelFor(prio int, overdue bool) *level {
 	if !found {
 		r.levels = append(r.levels, level{})
 		copy(r.levels[i+1:], r.levels[i:])
-		r.levels[i] = level{prio: prio, head: none, tail: none}
+		r.levels[i] = level{prio: prio, round: noEnds}
 	}
 	return &r.levels[i]
 }
@@ -196,47 +229,31 @@ func (r *readySet[T]) subFor(prio int, overdue bool, flow int32) int32 {
 	}
 	s := r.freeSub
 	if s != none {
-		r.freeSub = r.subs[s].next
+		r.freeSub = r.subs[s].inRound.next
 	} else {
 		s = int32(len(r.subs))
 		r.subs = append(r.subs, subqueue{})
 	}
-	r.subs[s] = subqueue{head: none, tail: none, prio: prio, flow: flow, overdue: overdue}
+	r.subs[s] = subqueue{items: noEnds, prio: prio, flow: flow, overdue: overdue}
 	f.subs = append(f.subs, s)
-	r.roundAppend(r.levelFor(prio, overdue), s)
+	r.levelFor(prio, overdue).round.push(r.inRound, s)
 	return s
 }
 
 // append puts node nd at the tail of subqueue s.
 func (r *readySet[T]) append(nd, s int32) {
+	r.nodes[nd].sub = s
 	sub := &r.subs[s]
-	n := &r.nodes[nd]
-	n.sub, n.prev, n.next = s, sub.tail, none
-	if sub.tail != none {
-		r.nodes[sub.tail].next = nd
-	} else {
-		sub.head = nd
-	}
-	sub.tail = nd
+	sub.items.push(r.inSub, nd)
 	r.levelFor(sub.prio, sub.overdue).n++
 }
 
 // unlink takes node nd out of its subqueue, and drops the subqueue, and
 // its level, if that leaves them empty.
 func (r *readySet[T]) unlink(nd int32) {
-	n := &r.nodes[nd]
-	s := n.sub
+	s := r.nodes[nd].sub
 	sub := &r.subs[s]
-	if n.prev != none {
-		r.nodes[n.prev].next = n.next
-	} else {
-		sub.head = n.next
-	}
-	if n.next != none {
-		r.nodes[n.next].prev = n.prev
-	} else {
-		sub.tail = n.prev
-	}
+	sub.items.remove(r.inSub, nd)
 	lv := &r.overdue
 	li := -1
 	if !sub.overdue {
@@ -244,10 +261,10 @@ func (r *readySet[T]) unlink(nd int32) {
 		lv = &r.levels[li]
 	}
 	lv.n--
-	if sub.head != none {
+	if sub.items.head != none {
 		return
 	}
-	r.roundUnlink(lv, s)
+	lv.round.remove(r.inRound, s)
 	f := &r.flows.recs[sub.flow]
 	for i, x := range f.subs {
 		if x == s {
@@ -257,55 +274,16 @@ func (r *readySet[T]) unlink(nd int32) {
 			break
 		}
 	}
-	sub.next = r.freeSub
+	sub.inRound.next = r.freeSub
 	r.freeSub = s
 	if li >= 0 && lv.n == 0 {
 		r.levels = append(r.levels[:li], r.levels[li+1:]...)
 	}
 }
 
-func (r *readySet[T]) roundAppend(lv *level, s int32) {
-	sub := &r.subs[s]
-	sub.prev, sub.next = lv.tail, none
-	if lv.tail != none {
-		r.subs[lv.tail].next = s
-	} else {
-		lv.head = s
-	}
-	lv.tail = s
-}
-
-func (r *readySet[T]) roundUnlink(lv *level, s int32) {
-	sub := &r.subs[s]
-	if sub.prev != none {
-		r.subs[sub.prev].next = sub.next
-	} else {
-		lv.head = sub.next
-	}
-	if sub.next != none {
-		r.subs[sub.next].prev = sub.prev
-	} else {
-		lv.tail = sub.prev
-	}
-}
-
-func (r *readySet[T]) ageUnlink(nd int32) {
-	n := &r.nodes[nd]
-	if n.agePrev != none {
-		r.nodes[n.agePrev].ageNext = n.ageNext
-	} else {
-		r.age.head = n.ageNext
-	}
-	if n.ageNext != none {
-		r.nodes[n.ageNext].agePrev = n.agePrev
-	} else {
-		r.age.tail = n.agePrev
-	}
-}
-
 func (r *readySet[T]) newNode() int32 {
 	if nd := r.freeNode; nd != none {
-		r.freeNode = r.nodes[nd].next
+		r.freeNode = r.nodes[nd].inSub.next
 		return nd
 	}
 	r.nodes = append(r.nodes, readyNode[T]{})
@@ -315,6 +293,6 @@ func (r *readySet[T]) newNode() int32 {
 // freeNodeAt clears node nd, so that the set holds no reference to its
 // item, and puts it on the free list.
 func (r *readySet[T]) freeNodeAt(nd int32) {
-	r.nodes[nd] = readyNode[T]{next: r.freeNode}
+	r.nodes[nd] = readyNode[T]{inSub: link{next: r.freeNode}}
 	r.freeNode = nd
 }
