@@ -11,9 +11,9 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// PriorityQueue is a RateLimitingQueue whose items carry a priority, a
-// flow and a set of reasons; see the package documentation for when to
-// use it. Like the other queues, it holds each item once however often it
+// PriorityQueue is a rate-limiting work queue, with RateLimitingQueue's
+// methods, whose items carry a priority, a flow and a set of reasons; see
+// the package documentation for when to use it. Like the other queues, it holds each item once however often it
 // is added, hands it to one worker at a time, and hands it out again
 // after Done if it was added while being processed. It differs in which
 // ready item Get hands out:
@@ -110,12 +110,14 @@ type AddOpts struct {
 	// for an add, and for a requeue (After or RateLimited set) the
 	// priority the item already has: the one it is queued at, or was
 	// handed out at while it is processed; 0 for an item the queue does
-	// not hold. An item that is queued keeps the higher of its priority
-	// and the new one; otherwise it takes the new one.
+	// not hold. An item already queued, or waiting for a delay, keeps the
+	// higher of its priority and the new one; otherwise it takes the new
+	// one.
 	Priority *int
 	// Flow is the fairness flow the items belong to, such as their
-	// namespace; "" is the default flow. An item that is queued stays in
-	// its flow; an add without a flow leaves the item's flow as it is.
+	// namespace; "" is the default flow. An item already queued, or
+	// waiting, stays in its flow; an add without a flow leaves the item's
+	// flow as it is.
 	Flow string
 	// Reasons are added to the items' pending reasons.
 	Reasons Reasons
