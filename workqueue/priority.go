@@ -79,9 +79,9 @@ type priorityState struct {
 
 const never = time.Duration(math.MaxInt64)
 
-// LowPriority is the priority controllers give the events of an
-// informer's initial list and of resyncs, below the 0 of other adds, as
-// controller-runtime's handler.LowPriority.
+// LowPriority is the priority for the events of an informer's initial
+// list and of resyncs, below the 0 of other adds: controller-runtime's
+// handler.LowPriority.
 const LowPriority = -100
 
 // DefaultMaxWait is how long a PriorityQueue's item may be ready before

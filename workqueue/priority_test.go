@@ -319,3 +319,25 @@ func TestPriorityNoAllocations(t *testing.T) {
 		t.Fatalf("%v allocations per round of %d items", n, len(keys))
 	}
 }
+
+// TestPriorityGivesMemoryBackAfterABurst checks that the ready set's
+// nodes shrink once a burst is over and the queue keeps working after.
+func TestPriorityGivesMemoryBackAfterABurst(t *testing.T) {
+	q, _ := newFakePriority(t)
+	for i := range 4096 {
+		q.AddWithOpts(AddOpts{Priority: prio(i % 3), Flow: fmt.Sprint("ns-", i%5)}, fmt.Sprint("burst/", i))
+	}
+	if got := len(drainP(t, q)); got != 4096 {
+		t.Fatalf("%d items handed out, want 4096", got)
+	}
+	for i := range 10 * shrinkAfter {
+		q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "low")
+		q.Add(fmt.Sprint("small/", i))
+		expectOrder(t, drainP(t, q), fmt.Sprint("small/", i), "low")
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if c := cap(q.ready.nodes); c >= 4096 {
+		t.Errorf("ready set keeps room for %d nodes after the burst", c)
+	}
+}
