@@ -5,7 +5,14 @@
 // workqueue_adds_total, workqueue_queue_duration_seconds,
 // workqueue_work_duration_seconds, workqueue_unfinished_work_seconds,
 // workqueue_longest_running_processor_seconds and workqueue_retries_total,
-// labelled by queue name (a controller's queue is named after it).
+// labelled by queue name (a controller's queue is named after it). A
+// workqueue.PriorityQueue's workqueue_depth is also labelled by priority,
+// as controller-runtime's is (at most 25 values); a plain queue's depth
+// has no priority label, which Prometheus reads as an empty one. A
+// priority queue whose adds name fairness flows also reports
+// workqueue_flows and workqueue_largest_flow_depth: a count and a
+// maximum rather than a series per flow, whose number (namespaces) has
+// no bound.
 //
 // Reconcile implements controller.Metrics with controller-runtime's names:
 // controller_runtime_reconcile_total{controller,result},

@@ -113,3 +113,58 @@ func TestRegisteringTwiceIsAnError(t *testing.T) {
 		t.Fatalf("second registration: %v", err)
 	}
 }
+
+// TestWorkqueueDepthByPriority checks that a priority queue's depth is
+// labelled by priority while a plain queue's keeps its name label only,
+// in one registry that gathers both without error, and the flow gauges.
+func TestWorkqueueDepthByPriority(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	wq, err := metrics.NewWorkqueue(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := workqueue.New[string](workqueue.WithName("plain"), workqueue.WithMetricsProvider(wq))
+	defer plain.ShutDown()
+	pq := workqueue.NewPriority[string](nil, workqueue.WithName("pq"), workqueue.WithMetricsProvider(wq))
+	defer pq.ShutDown()
+	plain.Add("a")
+	low := workqueue.LowPriority
+	pq.AddWithOpts(workqueue.AddOpts{Priority: &low, Flow: "ns-1"}, "ns-1/a", "ns-1/b")
+	pq.AddWithOpts(workqueue.AddOpts{Flow: "ns-2"}, "ns-2/a")
+
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
+	defer srv.Close()
+	var body string
+	testkit.Eventually(t, 10*time.Second, "the flow gauges", func() bool {
+		resp, err := http.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("/metrics: %s\n%s", resp.Status, b)
+		}
+		body = string(b)
+		return strings.Contains(body, `workqueue_flows{name="pq"} 2`)
+	})
+	for _, want := range []string{
+		`workqueue_depth{name="plain"} 1`,
+		`workqueue_depth{name="pq",priority="-100"} 2`,
+		`workqueue_depth{name="pq",priority="0"} 1`,
+		`workqueue_largest_flow_depth{name="pq"} 2`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `workqueue_depth{name="pq"}`) {
+		t.Error("the priority queue has an unlabelled depth too")
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
+	if _, err := metrics.NewWorkqueue(reg); err == nil {
+		t.Error("registering the workqueue metrics twice did not fail")
+	}
+}

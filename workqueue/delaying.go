@@ -2,6 +2,8 @@ package workqueue
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -106,52 +108,66 @@ func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
 // dropWaiting discards the items waiting for a deadline, at shutdown;
 // q.mu is held.
 func (q *Queue[T]) dropWaiting() {
-	for i := range q.waiting.slots {
-		s := &q.waiting.slots[i]
-		if !s.live {
-			continue
+	dropWaiting(&q.waiting, &q.items, func(i int) {
+		st := q.items.at(i)
+		if st.flags &^= waiting; st.flags == 0 {
+			q.items.deleteAt(i)
 		}
-		j := q.items.find(s.hash, s.item)
-		st := q.items.at(j)
-		st.flags &^= waiting
-		if st.flags == 0 {
-			q.items.deleteAt(j)
+	})
+}
+
+// dropWaiting empties a queue's delay heap at shutdown, calling
+// stopWaiting with the index in items of each item that was waiting.
+func dropWaiting[T comparable, V any](h *delayHeap[T], items *table[T, V], stopWaiting func(i int)) {
+	for i := range h.slots {
+		if s := &h.slots[i]; s.live {
+			stopWaiting(items.find(s.hash, s.item))
 		}
 	}
-	q.waiting = delayHeap[T]{}
+	*h = delayHeap[T]{}
 }
 
 // runTimer sleeps until the earliest deadline, or until AddAfter brings
-// in an earlier one, and makes due items ready. It reuses one timer.
+// in an earlier one, and makes due items ready.
 func (q *DelayingQueue[T]) runTimer() {
+	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
+}
+
+// runDelayTimer is the loop of a queue's timer goroutine, with one
+// reusable timer. Until the queue is closed, it calls promoteDue with mu
+// held, which makes the items due at now ready and says how long until
+// the next deadline (ok false if nothing waits), and sleeps until then,
+// a wake (an earlier deadline came in) or stop.
+func runDelayTimer(c clock.WithTicker, now func() time.Duration, mu *sync.Mutex, closed *atomic.Bool,
+	stop, wake <-chan struct{}, promoteDue func(now time.Duration) (next time.Duration, ok bool)) {
 	var t delayTimer
 	defer t.disarm()
 	for {
-		q.mu.Lock()
-		if q.closed.Load() {
-			q.mu.Unlock()
+		mu.Lock()
+		if closed.Load() {
+			mu.Unlock()
 			return
 		}
-		now := q.now()
-		next, ok := q.promoteDue(now)
-		q.mu.Unlock()
+		at := now()
+		next, ok := promoteDue(at)
+		mu.Unlock()
 
 		if !ok {
 			t.disarm()
 		} else {
-			t.arm(q.clock, next)
+			t.arm(c, next)
 			// A timer fires its duration after the clock reading it is
 			// armed at, which may be later than now: then it fires late,
 			// and a fake clock that was stepped exactly to the deadline
 			// never fires it. Look again instead of trusting it.
-			if q.now()-now >= timerSlack {
+			if now()-at >= timerSlack {
 				continue
 			}
 		}
 		select {
-		case <-q.stop:
+		case <-stop:
 			return
-		case <-q.wake:
+		case <-wake:
 		case <-t.fired():
 			t.armed = false
 		}

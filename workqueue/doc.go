@@ -29,7 +29,9 @@
 // Queue is the plain queue: Add, Get, Done, Len, ShutDown, ShutDownWithDrain
 // and ShuttingDown. DelayingQueue adds AddAfter; RateLimitingQueue adds
 // AddRateLimited, Forget and NumRequeues on top of a RateLimiter. Each
-// embeds the one before it.
+// embeds the one before it. PriorityQueue has RateLimitingQueue's methods
+// and hands out by priority, age and flow instead of first in, first out;
+// see Priority queue below.
 //
 // Delays are served by one goroutine and one timer over a heap of
 // deadlines, and AddAfter never blocks. If an item already waits, the
@@ -43,6 +45,65 @@
 // ShutDownWithDrain also waits until those items are processed and Done.
 // An Add that races with a shutdown is either dropped or handed out
 // before Get reports shutdown (and Done before a drain returns).
+//
+// # Priority queue
+//
+// PriorityQueue (NewPriority) is a RateLimitingQueue for controllers
+// whose keys are not all equally urgent: after a restart, the thousands
+// of keys of the initial list should not hold back a change made
+// meanwhile, nor one namespace's burst another namespace's key. It is
+// controller-runtime's priority queue (AddWithOpts with AddOpts, and
+// GetWithPriority) with three additions, aging, flows and reasons, and
+// it satisfies client-go's TypedRateLimitingInterface too.
+//
+// Priority is per add, an int, higher first; Add is priority 0 and the
+// initial list goes in at LowPriority. Adds of a queued item keep the
+// highest priority asked for, and an item raised goes behind the items
+// already at its new priority. A requeue (AddAfter, AddRateLimited, or
+// AddWithOpts with After or RateLimited) without a priority keeps the
+// item's own, the one it is queued at or was handed out at, so a
+// low-priority item that fails stays low (controller-runtime #3157). An
+// item added while it is processed is handed out again after Done at the
+// highest priority of those adds. Items of equal priority go first in,
+// first out.
+//
+// Aging keeps a priority from starving the ones below it
+// (controller-runtime #3496, where initial-list items waited forever
+// behind a stream of normal-priority requeues). An item that has been
+// ready for MaxWait (WithMaxWait, a minute by default) is overdue, and
+// overdue items go ahead of every priority, in the order they became
+// ready. So no item is handed out ahead of one that became ready more
+// than MaxWait before it: an item is handed out at most MaxWait after it
+// became ready, plus the time the workers take for the overdue items
+// ahead of it, which became ready before it (in its flow, with flows).
+// Until then priorities hold strictly.
+//
+// Flows give fairness between tenants. An add may name a flow
+// (AddOpts.Flow; a controller uses the namespace). Within a priority,
+// and among overdue items, the flows with items take turns, one item a
+// turn, first in, first out within a flow. A flow's item therefore waits
+// for at most one item of each other flow with items at its priority, per
+// item ahead of it in its own flow: with one flow of 10,000 items and
+// another of one, the one is handed out within two Gets. Flows compose
+// with priorities: a higher priority still goes first.
+//
+// WithDebounce(window, maxDelay) holds an added key for window, and for
+// window again after each further add, but never more than maxDelay
+// after the burst's first add: a burst of changes is reconciled once, a
+// bounded time after it began.
+//
+// Reasons say why a key was queued. Each add may carry Reasons, a bit
+// set the caller defines (a controller: the kind of event, initial list,
+// resync, requeue); the adds that merge into one queued item merge their
+// reasons, and GetWithReasons hands them out with the item and clears
+// them, so adds made while the item is processed come with its next
+// hand-out. Items stay plain comparable keys, and a queue whose adds
+// carry no reasons, priorities or flows pays nothing for them.
+//
+// The priority queue is built for order, not for the last nanosecond:
+// every call takes its one mutex, where the plain queues' Get and Add
+// mostly do not (see Cost). Like them, it does not allocate in steady
+// state. Use RateLimitingQueue when every key is as urgent as the next.
 //
 // # Rate limiters
 //
@@ -84,6 +145,12 @@
 //	workqueue_unfinished_work_seconds            Gauge      summed age of work in progress
 //	workqueue_longest_running_processor_seconds  Gauge      age of the oldest work in progress
 //	workqueue_retries_total                      Counter    AddAfter calls, AddRateLimited included
+//
+// A PriorityQueue whose provider is a PriorityMetricsProvider labels
+// workqueue_depth by priority, as controller-runtime does, and once its
+// adds name flows, reports workqueue_flows and
+// workqueue_largest_flow_depth (a count, not a label per flow, which
+// would be a series per namespace); see PriorityMetricsProvider.
 //
 // workqueue_depth counts, as client-go's does, an item added again while
 // it is being processed, although Len does not until Done queues it.

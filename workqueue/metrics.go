@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -70,8 +71,13 @@ func newQueueMetrics[T comparable](p MetricsProvider, name string) *queueMetrics
 	if p == nil {
 		return nil
 	}
+	return newQueueMetricsWithDepth[T](p, name, p.NewDepthMetric(name))
+}
+
+// newQueueMetricsWithDepth is newQueueMetrics with the depth gauge given.
+func newQueueMetricsWithDepth[T comparable](p MetricsProvider, name string, depth Gauge) *queueMetrics[T] {
 	return &queueMetrics[T]{
-		depth:          p.NewDepthMetric(name),
+		depth:          depth,
 		adds:           p.NewAddsMetric(name),
 		latency:        p.NewLatencyMetric(name),
 		workDuration:   p.NewWorkDurationMetric(name),
@@ -124,18 +130,19 @@ func (m *queueMetrics[T]) updateUnfinished(now time.Duration) {
 	m.longestRunning.Set(longest.Seconds())
 }
 
-// reportUnfinishedWork refreshes the gauges of work in progress until
-// the queue shuts down.
-func (q *Queue[T]) reportUnfinishedWork(t clock.Ticker) {
+// reportUnfinishedWork calls refresh, with mu held, on every tick of t
+// until stop is closed: a queue's goroutine that refreshes the gauges of
+// work in progress.
+func reportUnfinishedWork(t clock.Ticker, stop <-chan struct{}, mu *sync.Mutex, refresh func()) {
 	defer t.Stop()
 	for {
 		select {
-		case <-q.stop:
+		case <-stop:
 			return
 		case <-t.C():
-			q.mu.Lock()
-			q.metrics.updateUnfinished(q.now())
-			q.mu.Unlock()
+			mu.Lock()
+			refresh()
+			mu.Unlock()
 		}
 	}
 }

@@ -139,6 +139,7 @@ func New[T comparable](opts ...Option) *Queue[T] {
 }
 
 func (q *Queue[T]) init(o *options) {
+	o.rejectPriorityOptions()
 	q.ready.L = &q.mu
 	q.drained.L = &q.mu
 	q.seed = maphash.MakeSeed()
@@ -152,7 +153,9 @@ func (q *Queue[T]) init(o *options) {
 		// Start the ticker here, not in the goroutine, so that a fake
 		// clock stepped right after New already drives it.
 		ticker := q.clock.NewTicker(unfinishedWorkPeriod)
-		q.wg.Go(func() { q.reportUnfinishedWork(ticker) })
+		q.wg.Go(func() {
+			reportUnfinishedWork(ticker, q.stop, &q.mu, func() { q.metrics.updateUnfinished(q.now()) })
+		})
 	}
 }
 

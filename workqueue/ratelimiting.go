@@ -15,11 +15,7 @@ type RateLimitingQueue[T comparable] struct {
 // clock.
 func NewRateLimiting[T comparable](limiter RateLimiter[T], opts ...Option) *RateLimitingQueue[T] {
 	o := newOptions(opts)
-	if limiter == nil {
-		o.logger.Error(errNilLimiter, "Using DefaultControllerRateLimiter", "queue", o.name)
-		limiter = DefaultControllerRateLimiter[T](WithClock(o.clock))
-	}
-	q := &RateLimitingQueue[T]{limiter: limiter}
+	q := &RateLimitingQueue[T]{limiter: limiterOrDefault(limiter, o)}
 	q.init(o)
 	return q
 }
@@ -37,3 +33,13 @@ func (q *RateLimitingQueue[T]) Forget(item T) { q.limiter.Forget(item) }
 
 // NumRequeues returns the failures the rate limiter has recorded for item.
 func (q *RateLimitingQueue[T]) NumRequeues(item T) int { return q.limiter.NumRequeues(item) }
+
+// limiterOrDefault returns limiter, or if it is nil logs that and returns
+// DefaultControllerRateLimiter on the queue's clock.
+func limiterOrDefault[T comparable](limiter RateLimiter[T], o *options) RateLimiter[T] {
+	if limiter == nil {
+		o.logger.Error(errNilLimiter, "Using DefaultControllerRateLimiter", "queue", o.name)
+		return DefaultControllerRateLimiter[T](WithClock(o.clock))
+	}
+	return limiter
+}

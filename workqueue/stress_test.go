@@ -71,8 +71,14 @@ func (s *stressKeys) check() {
 	}
 }
 
+// workerQueue is what a worker calls: any of the package's queues.
+type workerQueue interface {
+	Get() (int, bool)
+	Done(int)
+}
+
 // runWorkers runs n workers on q until Get reports shutdown.
-func runWorkers(q *Queue[int], n int, process func(key int)) *sync.WaitGroup {
+func runWorkers(q workerQueue, n int, process func(key int)) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {

@@ -1,0 +1,361 @@
+package workqueue
+
+import (
+	"hash/maphash"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/utils/clock"
+)
+
+// PriorityQueue is a rate-limiting work queue, with RateLimitingQueue's
+// methods, whose items carry a priority, a flow and a set of reasons; see
+// the package documentation for when to use it. Like the other queues, it holds each item once however often it
+// is added, hands it to one worker at a time, and hands it out again
+// after Done if it was added while being processed. It differs in which
+// ready item Get hands out:
+//
+//   - Priority: a higher priority goes first. Adding an item that is
+//     already queued raises its priority to the highest asked for.
+//   - Aging: an item that has been ready for MaxWait (WithMaxWait) is
+//     overdue and goes ahead of every item that is not, so no load of
+//     higher-priority adds delays it further than the items that were
+//     overdue before it.
+//   - Fairness: within a priority (and among overdue items) the flows
+//     (AddOpts.Flow) take turns, one item each, so one flow's burst delays
+//     another flow's item by at most one item per busy flow.
+//   - Otherwise first in, first out.
+//
+// Create one with NewPriority and stop it with ShutDown or
+// ShutDownWithDrain, which also stop its timer goroutine. All methods are
+// safe for concurrent use.
+type PriorityQueue[T comparable] struct {
+	seed    maphash.Seed
+	limiter RateLimiter[T]
+	metrics *priorityMetrics[T] // nil when no metrics are recorded
+	closed  atomic.Bool         // set with mu held
+
+	mu       sync.Mutex
+	nonEmpty sync.Cond // Get waits here for an item
+	drained  sync.Cond // Broadcast when a draining shutdown may return
+	asleep   int       // workers waiting on nonEmpty that nobody has woken
+	waking   int       // workers woken that have not yet returned from Wait
+	draining bool
+
+	items      table[T, priorityState] // every item that is queued, processing or waiting
+	ready      readySet[T]
+	processing int
+	waiting    delayHeap[T] // items waiting for AddAfter or the debounce
+	wake       chan struct{}
+	stop       chan struct{}
+	wg         sync.WaitGroup
+
+	maxWait          time.Duration
+	window, maxDelay time.Duration // the debounce; window is 0 when off
+
+	name   string
+	clock  clock.WithTicker
+	epoch  time.Time
+	logger logr.Logger
+}
+
+// priorityState is what a PriorityQueue keeps per item. The flags are
+// Queue's (dirty, processing, waiting), with the same rules; node names
+// the item's node in the ready set while it is dirty and not processing,
+// slot its delay slot while waiting.
+type priorityState struct {
+	prio     int           // pending priority; the one handed out while only processing
+	reasons  Reasons       // pending reasons
+	afterAt  time.Duration // while waiting: the earliest AddAfter deadline, or never
+	burstEnd time.Duration // while waiting: the debounce's latest deadline, or never
+	node     int32
+	flow     int32
+	slot     uint32
+	flags    uint8
+}
+
+const never = time.Duration(math.MaxInt64)
+
+// LowPriority is the priority for the events of an informer's initial
+// list and of resyncs, below the 0 of other adds: controller-runtime's
+// handler.LowPriority.
+const LowPriority = -100
+
+// DefaultMaxWait is how long a PriorityQueue's item may be ready before
+// it goes ahead of every priority, unless WithMaxWait says otherwise.
+const DefaultMaxWait = time.Minute
+
+// Reasons is a set of reasons an item was added, one bit each, that the
+// caller defines: a controller marks events, resyncs and requeues. The
+// reasons of the adds that merge into one queued item are merged, and
+// GetWithReasons hands them out with the item.
+type Reasons uint64
+
+// Has reports whether r holds every reason in o.
+func (r Reasons) Has(o Reasons) bool { return r&o == o }
+
+// AddOpts says how AddWithOpts adds its items; the zero value is a plain
+// Add. It is controller-runtime's priorityqueue.AddOpts with a flow and
+// reasons.
+type AddOpts struct {
+	// After delays the items as AddAfter does.
+	After time.Duration
+	// RateLimited delays each item as AddRateLimited does; with After
+	// too, the shorter delay wins.
+	RateLimited bool
+	// Priority is the items' priority; higher goes first. Nil means 0
+	// for an add, and for a requeue (After or RateLimited set) the
+	// priority the item already has: the one it is queued at, or was
+	// handed out at while it is processed; 0 for an item the queue does
+	// not hold. An item already queued, or waiting for a delay, keeps the
+	// higher of its priority and the new one; otherwise it takes the new
+	// one.
+	Priority *int
+	// Flow is the fairness flow the items belong to, such as their
+	// namespace; "" is the default flow. An item already queued, or
+	// waiting, stays in its flow; an add without a flow leaves the item's
+	// flow as it is.
+	Flow string
+	// Reasons are added to the items' pending reasons.
+	Reasons Reasons
+}
+
+// NewPriority returns an empty priority queue that asks limiter for the
+// delays of AddRateLimited, and starts its timer goroutine. A nil
+// limiter is logged as an error and replaced by
+// DefaultControllerRateLimiter on the queue's clock. WithMaxWait and
+// WithDebounce apply to it along with the options of the other queues.
+func NewPriority[T comparable](limiter RateLimiter[T], opts ...Option) *PriorityQueue[T] {
+	o := newOptions(opts)
+	q := &PriorityQueue[T]{limiter: limiterOrDefault(limiter, o)}
+	q.nonEmpty.L = &q.mu
+	q.drained.L = &q.mu
+	q.seed = maphash.MakeSeed()
+	q.ready.init()
+	q.wake = make(chan struct{}, 1)
+	q.stop = make(chan struct{})
+	q.name, q.clock, q.logger = o.name, o.clock, o.logger
+	q.epoch = q.clock.Now()
+	q.maxWait, q.window, q.maxDelay = o.priority.maxWait, o.priority.window, o.priority.maxDelay
+	q.metrics = newPriorityMetrics[T](o.metrics, o.name)
+	if q.metrics != nil {
+		ticker := q.clock.NewTicker(unfinishedWorkPeriod)
+		q.wg.Go(func() {
+			reportUnfinishedWork(ticker, q.stop, &q.mu, func() { q.metrics.refresh(q.now(), &q.ready.flows) })
+		})
+	}
+	q.wg.Go(q.runTimer)
+	return q
+}
+
+func (q *PriorityQueue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
+
+// addArgs is one item's add, as the public methods describe it.
+type addArgs struct {
+	prio     int
+	prioSet  bool
+	requeue  bool // AddAfter, AddRateLimited: keeps the item's priority
+	delay    time.Duration
+	flow     string
+	flowHash uint64
+	reasons  Reasons
+}
+
+// Add marks item as needing processing at priority 0, or at the higher
+// priority it is queued at. An item being processed is handed out again
+// after Done; an item waiting for a delay becomes ready now (with
+// WithDebounce: at the end of the debounce). After shutdown Add drops the
+// item and logs that at V(1).
+func (q *PriorityQueue[T]) Add(item T) { q.add(item, addArgs{}) }
+
+// AddAfter adds item once delay has passed, at the priority it already
+// has (see AddOpts.Priority). If item already waits for an earlier
+// deadline, or is queued, the earlier time wins. A delay of zero adds it
+// now; a negative delay too, and is logged at V(1). Each call counts
+// towards workqueue_retries_total.
+func (q *PriorityQueue[T]) AddAfter(item T, delay time.Duration) {
+	q.add(item, addArgs{requeue: true, delay: delay})
+}
+
+// AddRateLimited records a failure of item with the rate limiter and adds
+// item after the delay it returns, at the priority it already has.
+func (q *PriorityQueue[T]) AddRateLimited(item T) { q.AddAfter(item, q.limiter.When(item)) }
+
+// AddWithOpts adds items as o says: controller-runtime's
+// priorityqueue.AddWithOpts, with a flow and reasons.
+func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
+	a := addArgs{requeue: o.After != 0 || o.RateLimited, delay: o.After, reasons: o.Reasons}
+	if o.Priority != nil {
+		a.prio, a.prioSet = *o.Priority, true
+	}
+	if o.Flow != "" {
+		a.flow, a.flowHash = o.Flow, hashItem(q.seed, o.Flow)
+	}
+	for _, item := range items {
+		b := a
+		if o.RateLimited {
+			if d := q.limiter.When(item); b.delay <= 0 || d < b.delay {
+				b.delay = d
+			}
+		}
+		q.add(item, b)
+	}
+}
+
+// Forget clears item's failures in the rate limiter. It does not remove
+// item from the queue.
+func (q *PriorityQueue[T]) Forget(item T) { q.limiter.Forget(item) }
+
+// NumRequeues returns the failures the rate limiter has recorded for item.
+func (q *PriorityQueue[T]) NumRequeues(item T) int { return q.limiter.NumRequeues(item) }
+
+func (q *PriorityQueue[T]) add(item T, a addArgs) {
+	h := hashItem(q.seed, item)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed.Load() {
+		if l := q.logger.V(1); l.Enabled() {
+			l.Info("Dropping an item added after shutdown", "queue", q.name, "item", item)
+		}
+		return
+	}
+	if a.requeue && q.metrics != nil {
+		q.metrics.retries.Inc()
+	}
+	if a.delay < 0 {
+		if l := q.logger.V(1); l.Enabled() {
+			l.Info("Negative delay, adding the item now", "queue", q.name, "item", item, "delay", a.delay)
+		}
+	}
+	st := q.items.upsert(h, item)
+	known, pending := st.flags != 0, st.flags&(dirty|waiting) != 0
+	prio := 0
+	switch {
+	case a.prioSet:
+		prio = a.prio
+	case a.requeue && known:
+		prio = st.prio
+	}
+	if pending {
+		prio = max(prio, st.prio)
+	}
+	if a.flow != "" && !pending && q.ready.flows.key(st.flow) != a.flow {
+		old := st.flow
+		st.flow = q.ready.flows.acquire(a.flow, a.flowHash)
+		q.ready.flows.release(old)
+	}
+	st.reasons |= a.reasons
+	old := st.prio
+	st.prio = prio
+	switch {
+	case st.flags&dirty != 0:
+		if prio != old {
+			q.reprioritize(st, old)
+		}
+	case a.delay > 0 || !a.requeue && q.window > 0:
+		q.wait(item, h, st, a.delay)
+	default:
+		q.makeDirty(item, h, st)
+	}
+}
+
+// reprioritize follows the change of a dirty item's priority from old;
+// q.mu is held.
+func (q *PriorityQueue[T]) reprioritize(st *priorityState, old int) {
+	if st.flags&processing == 0 {
+		q.ready.bump(st.node, st.prio)
+	}
+	if q.metrics != nil {
+		q.metrics.reprioritized(old, st.prio)
+	}
+}
+
+// wait makes item, which is not dirty, wait: for delay if it is positive,
+// otherwise for the debounce. The item becomes ready at the earliest of
+// its AddAfter deadlines and the end of its debounce, which each
+// debounced add moves to window from now, but never past maxDelay after
+// the first. q.mu is held.
+func (q *PriorityQueue[T]) wait(item T, h uint64, st *priorityState, delay time.Duration) {
+	now := q.now()
+	if st.flags&waiting == 0 {
+		st.afterAt, st.burstEnd = never, never
+	}
+	due := st.afterAt
+	if delay > 0 {
+		st.afterAt = min(st.afterAt, after(now, delay))
+		due = st.afterAt
+		if st.flags&waiting != 0 {
+			due = min(due, q.waiting.at(st.slot))
+		}
+	} else {
+		if st.burstEnd == never {
+			st.burstEnd = after(now, q.maxDelay)
+		}
+		due = min(due, after(now, q.window), st.burstEnd)
+	}
+	if due <= now {
+		q.makeDirty(item, h, st)
+		return
+	}
+	if st.flags&waiting != 0 {
+		if q.waiting.at(st.slot) == due {
+			return
+		}
+		q.waiting.cancel(st.slot)
+	}
+	st.flags |= waiting
+	slot, earliest := q.waiting.add(item, h, due)
+	st.slot = slot
+	if earliest {
+		select { // the timer must be moved up
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// after returns now+d, saturating rather than wrapping.
+func after(now, d time.Duration) time.Duration { return now + min(d, math.MaxInt64-now) }
+
+// makeDirty marks item, whose hash is h and whose state is st, as needing
+// processing: ready now, or at Done if it is being processed. q.mu is
+// held.
+func (q *PriorityQueue[T]) makeDirty(item T, h uint64, st *priorityState) {
+	if st.flags&waiting != 0 {
+		st.flags &^= waiting
+		q.waiting.cancel(st.slot)
+	}
+	st.flags |= dirty
+	var now time.Duration
+	if st.flags&processing == 0 || q.metrics != nil {
+		now = q.now()
+	}
+	if st.flags&processing == 0 {
+		st.node = q.ready.push(item, h, st.prio, st.flow, now)
+		q.wakeWorker()
+	}
+	if q.metrics != nil {
+		q.metrics.added(item, now, st.prio)
+	}
+}
+
+// wakeWorker wakes a sleeping worker for an item just made ready, unless
+// as many are already on their way as items are ready; q.mu is held.
+func (q *PriorityQueue[T]) wakeWorker() {
+	if q.asleep > 0 && q.waking < q.ready.n {
+		q.asleep--
+		q.waking++
+		q.nonEmpty.Signal()
+	}
+}
+
+// Len returns the number of items ready to be handed out. It is for
+// information only: another goroutine may change it at once.
+func (q *PriorityQueue[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ready.n
+}

@@ -1,0 +1,174 @@
+package workqueue
+
+import "time"
+
+// Get blocks until an item is ready and hands it to the caller, who must
+// call Done with it when finished: the overdue item that became ready
+// first, else an item of the highest priority, the flows taking turns
+// (see PriorityQueue). After shutdown Get keeps handing out the items
+// still queued; once none are left it returns shutdown true.
+func (q *PriorityQueue[T]) Get() (item T, shutdown bool) {
+	item, _, _, shutdown = q.get()
+	return item, shutdown
+}
+
+// GetWithPriority is Get that also returns the priority the item was
+// queued at (before aging), as controller-runtime's GetWithPriority.
+func (q *PriorityQueue[T]) GetWithPriority() (item T, priority int, shutdown bool) {
+	item, priority, _, shutdown = q.get()
+	return item, priority, shutdown
+}
+
+// GetWithReasons is Get that also returns the reasons of the adds that
+// queued the item since it was last handed out. They are cleared: the
+// reasons of adds made while the item is processed come with its next
+// hand-out.
+func (q *PriorityQueue[T]) GetWithReasons() (item T, reasons Reasons, shutdown bool) {
+	item, _, reasons, shutdown = q.get()
+	return item, reasons, shutdown
+}
+
+func (q *PriorityQueue[T]) get() (item T, prio int, reasons Reasons, shutdown bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.ready.n == 0 {
+		if q.closed.Load() {
+			return item, 0, 0, true
+		}
+		q.asleep++
+		q.nonEmpty.Wait()
+		q.waking--
+	}
+	var now time.Duration
+	if at, ok := q.ready.nextOverdue(); ok || q.metrics != nil {
+		now = q.now()
+		if ok && now-at >= q.maxWait {
+			q.ready.promote(now - q.maxWait)
+		}
+	}
+	item, h := q.ready.pop()
+	st := q.items.at(q.items.find(h, item))
+	prio, reasons = st.prio, st.reasons
+	st.reasons = 0
+	st.flags = processing // was dirty, and a dirty item does not wait
+	q.processing++
+	if q.metrics != nil {
+		q.metrics.handedOut(item, now, prio)
+	}
+	return item, prio, reasons, false
+}
+
+// Done tells the queue that the worker has finished item. If item was
+// added while it was being processed, it is queued again, at the
+// priority of those adds. Done for an item that is not being processed
+// changes nothing and logs an error. Once Done returns, the queue holds
+// no reference to item unless item is queued again or waits.
+func (q *PriorityQueue[T]) Done(item T) {
+	h := hashItem(q.seed, item)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	i := q.items.find(h, item)
+	if i < 0 || q.items.at(i).flags&processing == 0 {
+		q.logger.Error(errNotProcessing, "Ignoring Done", "queue", q.name, "item", item)
+		return
+	}
+	q.processing--
+	st := q.items.at(i)
+	st.flags &^= processing
+	var now time.Duration
+	if st.flags&dirty != 0 || q.metrics != nil {
+		now = q.now()
+	}
+	switch {
+	case st.flags&dirty != 0:
+		st.node = q.ready.push(item, h, st.prio, st.flow, now)
+		q.wakeWorker()
+	case st.flags == 0:
+		q.forget(i)
+	}
+	if q.metrics != nil {
+		q.metrics.done(item, now)
+	}
+	if q.draining && q.idle() {
+		q.drained.Broadcast()
+	}
+}
+
+// forget deletes the entry in slot i of the item table, which has no
+// flag left; q.mu is held.
+func (q *PriorityQueue[T]) forget(i int) {
+	q.ready.flows.release(q.items.at(i).flow)
+	q.items.deleteAt(i)
+}
+
+// idle reports whether no item is ready or being processed; q.mu is held.
+func (q *PriorityQueue[T]) idle() bool { return q.processing == 0 && q.ready.n == 0 }
+
+// ShutDown stops the queue: later adds are dropped, items waiting for a
+// delay are discarded, and Get returns shutdown true once the items
+// already queued have been handed out. It waits for the queue's own
+// goroutines, not for workers, and releases a ShutDownWithDrain.
+func (q *PriorityQueue[T]) ShutDown() {
+	q.mu.Lock()
+	q.shutDownLocked()
+	q.draining = false
+	q.drained.Broadcast()
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// ShutDownWithDrain stops the queue like ShutDown and then waits until
+// every queued item has been handed out and Done, including items
+// requeued by Done. Workers must keep calling Get and Done until Get
+// reports shutdown; a concurrent ShutDown ends the wait early.
+func (q *PriorityQueue[T]) ShutDownWithDrain() {
+	q.mu.Lock()
+	q.shutDownLocked()
+	q.draining = true
+	for q.draining && !q.idle() {
+		q.drained.Wait()
+	}
+	q.mu.Unlock()
+	q.wg.Wait()
+}
+
+// ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
+func (q *PriorityQueue[T]) ShuttingDown() bool { return q.closed.Load() }
+
+func (q *PriorityQueue[T]) shutDownLocked() {
+	if q.closed.Load() {
+		return
+	}
+	q.closed.Store(true)
+	dropWaiting(&q.waiting, &q.items, func(i int) {
+		st := q.items.at(i)
+		if st.flags &^= waiting; st.flags == 0 {
+			q.forget(i)
+		}
+	})
+	close(q.stop)
+	q.waking += q.asleep
+	q.asleep = 0
+	q.nonEmpty.Broadcast()
+}
+
+// runTimer makes items ready when their delay or debounce ends.
+func (q *PriorityQueue[T]) runTimer() {
+	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
+}
+
+// promoteDue makes the items whose deadline is not after now ready, in
+// deadline order. It returns how long until the next deadline, and false
+// if nothing is waiting. q.mu is held.
+func (q *PriorityQueue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
+	for {
+		s, slot, next, ok := q.waiting.popDue(now)
+		if s == nil {
+			return next, ok
+		}
+		if s.live {
+			q.makeDirty(s.item, s.hash, q.items.at(q.items.find(s.hash, s.item))) // cancels the slot
+		}
+		q.waiting.release(slot)
+	}
+}

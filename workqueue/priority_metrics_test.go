@@ -1,0 +1,111 @@
+package workqueue
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/steadyctl/steady/internal/testkit"
+)
+
+func TestPriorityMetricsDepthByPriority(t *testing.T) {
+	clock := newFakeClock()
+	m := newFakePriorityMetrics()
+	q := NewPriority[string](nil, WithClock(clock), WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	expect := func(low, normal int) {
+		t.Helper()
+		if got := [2]int{m.depth(LowPriority), m.depth(0)}; got != [2]int{low, normal} {
+			t.Fatalf("workqueue_depth{priority=-100,0} = %v, want [%d %d]", got, low, normal)
+		}
+	}
+	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "a", "b")
+	q.Add("c")
+	expect(2, 1)
+	q.Add("a") // raised
+	expect(1, 2)
+	item, _ := q.Get()
+	expect(1, 1)
+	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, item) // counted while processing, as client-go does
+	expect(2, 1)
+	q.Done(item)
+	q.AddAfter("d", time.Second) // not counted while it waits
+	expect(2, 1)
+	m.expect(t, "retries", 1, 1)
+	if slices.Contains(m.created, "depth/pq") {
+		t.Errorf("the unlabelled depth was created too: %v", m.created)
+	}
+}
+
+func TestPriorityMetricsPlainProviderCountsTotalDepth(t *testing.T) {
+	m := newFakeMetrics()
+	q := NewPriority[string](nil, WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "a", "b")
+	q.Add("c")
+	m.expect(t, "depth", 3, 3)
+	m.expect(t, "adds", 1, 3)
+	item, _ := q.Get()
+	m.expect(t, "depth", 2, 4)
+	q.Done(item)
+	if _, n := m.last("work"); n != 1 {
+		t.Errorf("%d work durations recorded, want 1", n)
+	}
+}
+
+func TestPriorityMetricsLabelAtMost25Priorities(t *testing.T) {
+	m := newFakePriorityMetrics()
+	q := NewPriority[int](nil, WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	for p := range 30 {
+		q.AddWithOpts(AddOpts{Priority: prio(p)}, p)
+	}
+	labels := 0
+	for _, c := range m.created {
+		if len(c) > 5 && c[:6] == "depth{" {
+			labels++
+		}
+	}
+	if labels != maxPriorityLabels+1 {
+		t.Errorf("%d depth labels created, want %d and %q", labels, maxPriorityLabels, otherPriorities)
+	}
+	if v, _ := m.last("depth{priority=" + otherPriorities + "}"); v != 5 {
+		t.Errorf("%s depth = %v, want 5", otherPriorities, v)
+	}
+	for range 30 {
+		item, _ := q.Get()
+		q.Done(item)
+	}
+	if v, _ := m.last("depth{priority=" + otherPriorities + "}"); v != 0 {
+		t.Errorf("%s depth = %v once drained, want 0", otherPriorities, v)
+	}
+}
+
+// TestPriorityMetricsFlows checks the flow gauges: created only once a
+// flow is used, refreshed with the unfinished-work gauges.
+func TestPriorityMetricsFlows(t *testing.T) {
+	clock := newFakeClock()
+	m := newFakePriorityMetrics()
+	q := NewPriority[string](nil, WithClock(clock), WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	q.Add("x")
+	refreshed := func() bool { _, n := m.last("unfinished"); return n > 0 }
+	testkit.Eventually(t, 10*time.Second, "the unfinished-work ticker", func() bool {
+		clock.Step(unfinishedWorkPeriod)
+		return refreshed()
+	})
+	if slices.Contains(m.created, "flows/pq") {
+		t.Fatal("flow gauges created before any flow was used")
+	}
+	for i := range 5 {
+		q.AddWithOpts(AddOpts{Flow: "big"}, fmt.Sprint("big/", i))
+	}
+	q.AddWithOpts(AddOpts{Flow: "small"}, "small/0")
+	testkit.Eventually(t, 10*time.Second, "the flow gauges", func() bool {
+		clock.Step(unfinishedWorkPeriod)
+		flows, _ := m.last("flows")
+		largest, _ := m.last("largest_flow")
+		return flows == 3 && largest == 5 // the default flow (x), big and small
+	})
+}
