@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/operatortest"
@@ -36,8 +37,8 @@ func TestCopiesFollowTargets(t *testing.T) {
 		_, err := newOperator(mgr, scope, io.Discard)
 		return err
 	}, operatortest.WithManagerOptions(manager.WithNamespace(""), // copies go anywhere
-		manager.WithDefaultSelectors(schema.GroupKind{Kind: "ConfigMap"}, inScope),
-		manager.WithDefaultSelectors(schema.GroupKind{Kind: "Namespace"}, inScope)))
+		manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, informer.KindOptions{Selector: inScope}),
+		manager.WithKind(schema.GroupKind{Kind: "Namespace"}, informer.KindOptions{Selector: inScope})))
 	target := testenv.Shared(t).NewNamespace(t, "mirror-target-")
 	setTarget := func(on bool) {
 		value := "null"
