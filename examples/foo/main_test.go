@@ -38,7 +38,8 @@ func TestFoo(t *testing.T) {
 		for _, want := range []string{
 			wantCRD,
 			"created deployment example-foo-web (replicas: 1) controlled by foo example-foo",
-			"added finalizer samplecontroller.steady.dev/cleanup",
+			"has finalizer samplecontroller.steady.dev/cleanup",
+			"the finalizer goes: the API server can delete the foo now",
 			"playing the deployment controller, setting availableReplicas=3",
 			"scaled deployment example-foo-web from 1 to 3 replicas",
 			"status availableReplicas 1→3",

@@ -49,36 +49,45 @@ func newOperator(cfg *rest.Config, ns string, out io.Writer) (*operator, error) 
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
+	r, err := setup(mgr, scheme, out)
+	if err != nil {
+		return nil, err
+	}
+	return &operator{mgr: mgr, reconciler: r}, nil
+}
+
+// setup wires the Foo controller into mgr and returns its reconciler.
+func setup(mgr *manager.Manager, scheme *runtime.Scheme, out io.Writer) (*reconciler, error) {
 	// Clients over the manager's shared caches: the same informers the
 	// builder watches below, so one watch per kind.
-	foos, err := client.For[*v1alpha1.Foo](mgr.Factory(), ns)
+	foos, err := client.For[*v1alpha1.Foo](mgr.Factory(), "")
 	if err != nil {
 		return nil, err
 	}
-	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), ns)
+	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
 	if err != nil {
 		return nil, err
 	}
-	// Kubernetes Events, as sample-controller records them: what `kubectl
-	// describe foo` shows. The manager flushes them when it stops.
-	recorder, err := mgr.LegacyEventRecorderFor("foo-controller")
+	// Kubernetes Events (events.k8s.io/v1): what `kubectl describe foo`
+	// shows. The manager flushes them when it stops.
+	recorder, err := mgr.EventRecorderFor("foo-controller")
 	if err != nil {
 		return nil, err
 	}
-	r := &reconciler{foos: foos, deployments: deployments, out: out, recorder: recorder}
-
+	r, err := newReconciler(foos, deployments, scheme, recorder, out)
+	if err != nil {
+		return nil, err
+	}
 	err = builder.ControllerManagedBy(mgr).
 		// A Foo's own events, but not those of the reconciler's status
-		// writes, which leave metadata.generation alone.
+		// writes, which leave metadata.generation alone. (A deletion sets
+		// deletionTimestamp and bumps the generation: it gets through.)
 		For(builder.Kind(&v1alpha1.Foo{}, predicate.GenerationChanged[*v1alpha1.Foo]())).
 		// A Deployment's events enqueue the Foo that controls it: that is
 		// how a change to its status reaches the Foo's.
 		Owns(builder.Kind(&appsv1.Deployment{})).
 		Complete(r)
-	if err != nil {
-		return nil, err
-	}
-	return &operator{mgr: mgr, reconciler: r}, nil
+	return r, err
 }
 
 // logger writes the framework's log lines (start, stop, failed reconciles)

@@ -5,36 +5,55 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
+	"github.com/steadyctl/steady/finalizer"
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
 
-// finalizer holds a deleted Foo back: the API server only marks it
-// (metadata.deletionTimestamp) until the operator has cleaned up and removed
-// the finalizer.
-const finalizer = "samplecontroller.steady.dev/cleanup"
+// cleanupFinalizer holds a deleted Foo back: the API server only marks it
+// (metadata.deletionTimestamp) until the operator has cleaned up and the
+// finalizer is gone. Package finalizer does the bookkeeping.
+const cleanupFinalizer = "samplecontroller.steady.dev/cleanup"
 
 // reconciler makes a Foo's Deployment match the Foo's spec, and the Foo's
-// status match the Deployment's.
+// status match the Deployment's. Reconcile narrates; the work is apply and
+// cleanup, which finalizer.New calls with its finalizer in place.
 type reconciler struct {
 	foos        *client.Client[*v1alpha1.Foo]
 	deployments *client.Client[*appsv1.Deployment]
-	recorder    record.EventRecorder
+	scheme      *runtime.Scheme
+	recorder    events.EventRecorder
 	out         io.Writer
+	finalizing  *finalizer.Reconciler[*v1alpha1.Foo]
 	counts      counts
 	busy        atomic.Int32 // reconciles in progress
+}
+
+// newReconciler returns the Foo reconciler over the given clients.
+func newReconciler(foos *client.Client[*v1alpha1.Foo], deployments *client.Client[*appsv1.Deployment],
+	scheme *runtime.Scheme, recorder events.EventRecorder, out io.Writer) (*reconciler, error) {
+	r := &reconciler{foos: foos, deployments: deployments, scheme: scheme, recorder: recorder, out: out}
+	var err error
+	r.finalizing, err = finalizer.New(foos, cleanupFinalizer, finalizer.Funcs[*v1alpha1.Foo]{Apply: r.apply, Cleanup: r.cleanup})
+	return r, err
 }
 
 // idle reports whether no reconcile is in progress, so that every line of
@@ -43,7 +62,28 @@ func (r *reconciler) idle() bool { return r.busy.Load() == 0 }
 
 // counts is what the reconciler has done, for the summary.
 type counts struct {
-	reconciles, created, scaled, statusWrites, refused, cleanups, deleted atomic.Int32
+	reconciles, created, scaled, statusWrites, refused, deleted atomic.Int32
+
+	mu      sync.Mutex
+	cleaned map[types.UID]bool // Foos whose clean-up succeeded
+}
+
+// cleanedUp records a successful clean-up of the Foo with uid. Clean-up can
+// run twice for one deletion (when the cache has not yet seen the
+// finalizer go), so the summary counts Foos, not runs.
+func (c *counts) cleanedUp(uid types.UID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cleaned == nil {
+		c.cleaned = map[types.UID]bool{}
+	}
+	c.cleaned[uid] = true
+}
+
+func (c *counts) cleanups() int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return int32(len(c.cleaned))
 }
 
 // notes collects what one reconcile changed, for its line of narration.
@@ -51,13 +91,23 @@ type notes []string
 
 func (n *notes) add(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
 
+type notesKey struct{}
+
+// notesOf returns the narration of the reconcile ctx belongs to.
+func notesOf(ctx context.Context) *notes {
+	if n, ok := ctx.Value(notesKey{}).(*notes); ok {
+		return n
+	}
+	return new(notes)
+}
+
 // Reconcile brings one Foo and its Deployment in line, and says what it did.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	r.busy.Add(1)
 	defer r.busy.Add(-1)
 	n := r.counts.reconciles.Add(1)
 	var did notes
-	err := r.reconcile(ctx, req, &did)
+	res, err := r.finalizing.Reconcile(context.WithValue(ctx, notesKey{}, &did), req)
 	switch {
 	case err != nil:
 		did.add("error: %v", err)
@@ -65,105 +115,93 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		did.add("in sync")
 	}
 	fmt.Fprintf(r.out, "  reconcile #%d of foo %s: %s\n", n, req.Name, strings.Join(did, "; "))
-	return reconcile.Result{}, err
+	return res, err
 }
 
-func (r *reconciler) reconcile(ctx context.Context, req reconcile.Request, did *notes) error {
-	foo, err := r.foos.Get(ctx, req.Namespace, req.Name) // from the cache
-	if apierrors.IsNotFound(err) {
-		did.add("gone")
-		return nil
-	}
+// apply runs with the finalizer in place, on a Foo that is not being
+// deleted.
+func (r *reconciler) apply(ctx context.Context, foo *v1alpha1.Foo) (reconcile.Result, error) {
+	d, err := r.ensureDeployment(ctx, foo)
 	if err != nil {
-		return err
+		return reconcile.Result{}, err
 	}
-	if foo.DeletionTimestamp != nil {
-		return r.finalize(ctx, foo, did)
-	}
-	// The finalizer goes on before the Deployment is created, so that no
-	// Deployment exists that a deletion could leave behind uncleaned.
-	if foo, err = r.ensureFinalizer(ctx, foo, did); err != nil || foo == nil {
-		return err
-	}
-	d, err := r.ensureDeployment(ctx, foo, did)
-	if err != nil {
-		return err
-	}
-	return r.updateStatus(ctx, foo, d, did)
+	return reconcile.Result{}, r.updateStatus(ctx, foo, d)
 }
 
-// ensureFinalizer adds the finalizer if it is missing, and returns the Foo
-// (nil if it is gone).
-func (r *reconciler) ensureFinalizer(ctx context.Context, foo *v1alpha1.Foo, did *notes) (*v1alpha1.Foo, error) {
-	if slices.Contains(foo.Finalizers, finalizer) {
-		return foo, nil
-	}
-	added := false
-	foo, err := r.foos.Modify(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
-		// The cache may be behind: decide on the fresh read. A Foo being
-		// deleted cannot take new finalizers; its deletion event follows.
-		if f.DeletionTimestamp == nil && !slices.Contains(f.Finalizers, finalizer) {
-			f.Finalizers = append(f.Finalizers, finalizer)
-			added = true
-		}
-		return nil
-	})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("adding finalizer: %w", err)
-	}
-	if added {
-		did.add("added finalizer %s", finalizer)
-	}
-	return foo, nil
-}
-
-// ensureDeployment creates the Foo's Deployment, or scales it to the Foo's
-// replicas, and returns it. It refuses a Deployment the Foo does not control.
-func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo, did *notes) (*appsv1.Deployment, error) {
+// ensureDeployment applies the Deployment the Foo asks for, with
+// Server-Side Apply, when it is missing or has other replicas, and returns
+// it. It refuses a Deployment the Foo does not control.
+func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*appsv1.Deployment, error) {
+	did := notesOf(ctx)
 	name, want := foo.Spec.DeploymentName, ptr.Deref(foo.Spec.Replicas, 1)
 	if name == "" { // the CRD's schema forbids it; a retry would not help
 		return nil, reconcile.TerminalError(errors.New("spec.deploymentName is empty"))
 	}
-	d, err := r.deployments.Get(ctx, foo.Namespace, name)
-	if apierrors.IsNotFound(err) {
-		if d, err = r.deployments.Create(ctx, newDeployment(foo)); err != nil {
-			return nil, err
-		}
-		r.counts.created.Add(1)
-		did.add("created deployment %s (replicas: %d) controlled by foo %s", name, want, foo.Name)
-		return d, nil
-	}
-	if err != nil {
+	d, err := r.deployments.Get(ctx, foo.Namespace, name) // from the cache
+	exists := err == nil
+	if err != nil && !apierrors.IsNotFound(err) {
 		return nil, err
 	}
-	if !metav1.IsControlledBy(d, foo) {
+	if exists && !metav1.IsControlledBy(d, foo) {
 		// Someone else's Deployment: never adopt or change it. Retrying
 		// cannot help; a change to the Foo (a new event) can.
 		msg := fmt.Sprintf("deployment %s already exists and is not controlled by foo %s", name, foo.Name)
-		r.recorder.Event(foo, corev1.EventTypeWarning, "ErrResourceExists", msg)
+		r.recorder.Eventf(foo, nil, corev1.EventTypeWarning, "ErrResourceExists", "Refused", msg)
 		r.counts.refused.Add(1)
 		return nil, reconcile.TerminalError(errors.New(msg))
 	}
-	if have := ptr.Deref(d.Spec.Replicas, 1); have != want {
-		d, err = r.deployments.Modify(ctx, foo.Namespace, name, func(d *appsv1.Deployment) error {
-			d.Spec.Replicas = ptr.To(want)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("scaling deployment %s: %w", name, err)
+	have := int32(0)
+	if exists {
+		if have = ptr.Deref(d.Spec.Replicas, 1); have == want {
+			return d, nil
 		}
+	}
+	cfg, err := r.desiredDeployment(foo)
+	if err != nil {
+		return nil, err
+	}
+	// The controller's name is the field manager; forcing takes the
+	// fields back from anyone who changed them (a kubectl scale, say),
+	// since this operator alone decides them.
+	if d, err = r.deployments.Apply(ctx, cfg, client.WithForceOwnership()); err != nil {
+		return nil, fmt.Errorf("applying deployment %s: %w", name, err)
+	}
+	if exists {
 		r.counts.scaled.Add(1)
 		did.add("scaled deployment %s from %d to %d replicas", name, have, want)
+	} else {
+		r.counts.created.Add(1)
+		did.add("created deployment %s (replicas: %d) controlled by foo %s", name, want, foo.Name)
 	}
 	return d, nil
 }
 
+// desiredDeployment is the Deployment foo asks for, as an apply
+// configuration: only the fields this operator decides. Its controller
+// reference makes Owns(Deployment) map the Deployment's events back to
+// foo, and lets the garbage collector delete it with foo.
+func (r *reconciler) desiredDeployment(foo *v1alpha1.Foo) (*appsv1ac.DeploymentApplyConfiguration, error) {
+	ref, err := object.ControllerReferenceConfiguration(foo, foo.Namespace, r.scheme)
+	if err != nil {
+		return nil, err
+	}
+	name := foo.Spec.DeploymentName
+	labels := map[string]string{"app": name}
+	return appsv1ac.Deployment(name, foo.Namespace).
+		WithLabels(labels).WithLabels(map[string]string{"controller": foo.Name}).
+		WithOwnerReferences(ref).
+		WithSpec(appsv1ac.DeploymentSpec().
+			WithReplicas(ptr.Deref(foo.Spec.Replicas, 1)).
+			WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
+			WithTemplate(corev1ac.PodTemplateSpec().
+				WithLabels(labels).
+				WithSpec(corev1ac.PodSpec().WithContainers(
+					corev1ac.Container().WithName("app").WithImage(pauseImage))))), nil
+}
+
 // updateStatus copies the Deployment's available replicas into the Foo's
 // status, with the generation they answer, when that changes anything.
-func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *appsv1.Deployment, did *notes) error {
+func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *appsv1.Deployment) error {
 	// The generation this reconcile acted on, not the fresh read's, which
 	// may be newer: that spec has not been acted on yet.
 	want := v1alpha1.FooStatus{AvailableReplicas: d.Status.AvailableReplicas, ObservedGeneration: foo.Generation}
@@ -175,15 +213,12 @@ func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *app
 		before, f.Status = f.Status, want
 		return nil
 	})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("updating status: %w", err)
+		return client.IgnoreNotFound(err)
 	}
 	if before != want { // else the cache was behind our own last write
 		r.counts.statusWrites.Add(1)
-		did.add("status %s", statusChange(before, want))
+		notesOf(ctx).add("status %s", statusChange(before, want))
 	}
 	return nil
 }
@@ -200,64 +235,45 @@ func statusChange(before, after v1alpha1.FooStatus) string {
 	return strings.Join(changes, ", ")
 }
 
-// finalize runs the clean-up of a Foo being deleted, then removes the
-// finalizer so that the API server can delete it.
+// cleanup runs for a Foo being deleted; once it succeeds, the finalizer
+// goes and the API server deletes the Foo.
 //
 // In a cluster with a kube-controller-manager, the garbage collector would
 // delete the Deployment anyway, by its owner reference. A finalizer is for
 // what the garbage collector cannot do — external resources, a final
 // report — and for clusters without one, like testenv's. Deleting the
 // Deployment here shows the pattern and makes the clean-up visible.
-func (r *reconciler) finalize(ctx context.Context, foo *v1alpha1.Foo, did *notes) error {
-	if !slices.Contains(foo.Finalizers, finalizer) {
-		did.add("being deleted, already cleaned up")
-		return nil
-	}
-	name := foo.Spec.DeploymentName
+func (r *reconciler) cleanup(ctx context.Context, foo *v1alpha1.Foo) (reconcile.Result, error) {
+	did, name := notesOf(ctx), foo.Spec.DeploymentName
 	d, err := r.deployments.Get(ctx, foo.Namespace, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		did.add("clean-up: deployment %s is already gone", name)
 	case err != nil:
-		return err
+		return reconcile.Result{}, err
 	case !metav1.IsControlledBy(d, foo):
 		did.add("clean-up: left deployment %s alone, it is not ours", name)
 	default:
 		// The UID precondition keeps us from deleting a Deployment that
 		// someone re-created under the same name since the cache saw it.
 		err := r.deployments.Delete(ctx, foo.Namespace, name, metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(d.UID))})
-		if err != nil && !apierrors.IsNotFound(err) {
-			return err
+		if client.IgnoreNotFound(err) != nil {
+			return reconcile.Result{}, err
 		}
 		r.counts.deleted.Add(1)
 		did.add("clean-up: deleted deployment %s", name)
 	}
-	_, err = r.foos.Modify(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
-		f.Finalizers = slices.DeleteFunc(f.Finalizers, func(s string) bool { return s == finalizer })
-		return nil
-	})
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("removing finalizer: %w", err)
-	}
-	r.counts.cleanups.Add(1)
-	did.add("removed finalizer: the API server can delete the foo now")
-	return nil
+	r.counts.cleanedUp(foo.UID)
+	did.add("the finalizer goes: the API server can delete the foo now")
+	return reconcile.Result{}, nil
 }
 
-// newDeployment returns the Deployment foo asks for, with an owner reference
-// that makes foo its controller: Owns(Deployment) maps the Deployment's
-// events back to foo through it, and the garbage collector deletes the
-// Deployment with foo (blockOwnerDeletion makes a foreground deletion of foo
-// wait for it).
-func newDeployment(foo *v1alpha1.Foo) *appsv1.Deployment {
-	d := deployment(foo.Namespace, foo.Spec.DeploymentName, ptr.Deref(foo.Spec.Replicas, 1))
-	d.Labels["controller"] = foo.Name
-	d.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(foo, v1alpha1.SchemeGroupVersion.WithKind("Foo"))}
-	return d
-}
+// pauseImage is what the Deployments run: testenv runs no pods, and on a
+// real cluster pause is the smallest image there is.
+const pauseImage = "registry.k8s.io/pause:3.10"
 
-// deployment returns a Deployment of a pause container: testenv runs no
-// pods, and on a real cluster pause is the smallest image there is.
+// deployment returns a Deployment of pause, as someone other than the
+// operator would create it.
 func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
 	labels := map[string]string{"app": name}
 	return &appsv1.Deployment{
@@ -267,7 +283,7 @@ func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
 			Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 			},
 		},
 	}

@@ -12,12 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadyctl/steady/builder"
-	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/operatortest"
-	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/testenv"
 )
 
@@ -30,20 +27,8 @@ func TestReconcilerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := operatortest.New(t, func(mgr *manager.Manager) error {
-		r := &reconciler{out: io.Discard}
-		if r.foos, err = client.For[*v1alpha1.Foo](mgr.Factory(), ""); err != nil {
-			return err
-		}
-		if r.deployments, err = client.For[*appsv1.Deployment](mgr.Factory(), ""); err != nil {
-			return err
-		}
-		if r.recorder, err = mgr.LegacyEventRecorderFor("foo-controller"); err != nil {
-			return err
-		}
-		return builder.ControllerManagedBy(mgr).
-			For(builder.Kind(&v1alpha1.Foo{}, predicate.GenerationChanged[*v1alpha1.Foo]())).
-			Owns(builder.Kind(&appsv1.Deployment{})).
-			Complete(r)
+		_, err := setup(mgr, scheme, io.Discard)
+		return err
 	}, operatortest.WithCRDs(fooCRD()), operatortest.WithManagerOptions(manager.WithScheme(scheme)))
 	foos, deployments := operatortest.Client[*v1alpha1.Foo](env), operatortest.Client[*appsv1.Deployment](env)
 
@@ -63,7 +48,7 @@ func TestReconcilerLifecycle(t *testing.T) {
 			return err
 		case !metav1.IsControlledBy(d, f) || ptr.Deref(d.Spec.Replicas, 0) != 2:
 			return fmt.Errorf("deployment controlled by the foo: %t, replicas %d", metav1.IsControlledBy(d, f), ptr.Deref(d.Spec.Replicas, 0))
-		case !slices.Contains(f.Finalizers, finalizer) || f.Status.ObservedGeneration != 1:
+		case !slices.Contains(f.Finalizers, cleanupFinalizer) || f.Status.ObservedGeneration != 1:
 			return fmt.Errorf("foo finalizers %v, status %+v", f.Finalizers, f.Status)
 		}
 		return nil

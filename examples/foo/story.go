@@ -104,7 +104,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	c := &op.reconciler.counts
 	st.s.Reconciles, st.s.DeploymentsCreated, st.s.DeploymentsScaled = c.reconciles.Load(), c.created.Load(), c.scaled.Load()
 	st.s.StatusWrites, st.s.Refused = c.statusWrites.Load(), c.refused.Load()
-	st.s.Cleanups, st.s.DeploymentsDeleted = c.cleanups.Load(), c.deleted.Load()
+	st.s.Cleanups, st.s.DeploymentsDeleted = c.cleanups(), c.deleted.Load()
 	return st.s, nil
 }
 
@@ -124,7 +124,7 @@ func (st *story) create(ctx context.Context) error {
 			return false, err
 		}
 		f, err := st.getFoo(ctx, fooName)
-		return f != nil && slices.Contains(f.Finalizers, finalizer), err
+		return f != nil && slices.Contains(f.Finalizers, cleanupFinalizer), err
 	})
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (st *story) create(ctx context.Context) error {
 	st.s.ControllerRef = ref != nil && ref.Kind == "Foo" && ref.UID == foo.UID && ptr.Deref(ref.BlockOwnerDeletion, false)
 	if ref != nil {
 		fmt.Fprintf(st.out, "deployment %s has ownerReference %s/%s %s (controller=%t, blockOwnerDeletion=%t); foo %s has finalizer %s\n",
-			d.Name, ref.APIVersion, ref.Kind, ref.Name, ptr.Deref(ref.Controller, false), ptr.Deref(ref.BlockOwnerDeletion, false), fooName, finalizer)
+			d.Name, ref.APIVersion, ref.Kind, ref.Name, ptr.Deref(ref.Controller, false), ptr.Deref(ref.BlockOwnerDeletion, false), fooName, cleanupFinalizer)
 	}
 	return nil
 }
@@ -216,14 +216,18 @@ func (st *story) squat(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	sel := "involvedObject.name=" + squatterName + ",reason=ErrResourceExists,type=" + corev1.EventTypeWarning
 	err = st.settle(ctx, "a Warning event on foo "+squatterName, func(ctx context.Context) (bool, error) {
-		evs, err := st.cs.CoreV1().Events(st.ns).List(ctx, metav1.ListOptions{FieldSelector: sel})
-		if err != nil || len(evs.Items) == 0 {
+		evs, err := st.cs.EventsV1().Events(st.ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
 			return false, err
 		}
-		st.s.WarningEvent = evs.Items[0].Message
-		return true, nil
+		for _, ev := range evs.Items {
+			if ev.Regarding.Name == squatterName && ev.Reason == "ErrResourceExists" && ev.Type == corev1.EventTypeWarning {
+				st.s.WarningEvent = ev.Note
+				return true, nil
+			}
+		}
+		return false, nil
 	})
 	if err != nil {
 		return err
