@@ -46,7 +46,7 @@ type Controller struct {
 	started   bool
 	stopped   bool
 	q         handler.PriorityQueue // what sources feed, set by Start
-	attachCtx context.Context // what sources are attached with, set by Start
+	attachCtx context.Context       // what sources are attached with, set by Start
 }
 
 // New returns a controller named name (used in logs and metrics; it should

@@ -14,7 +14,7 @@ import (
 // bottom of what sources feed, and it marks its own requeues with their
 // reasons and, with WithFairness, every add with its namespace as flow.
 type queue struct {
-	pq   *workqueue.PriorityQueue[Request]    // nil with WithPriorityQueue(false)
+	pq   *workqueue.PriorityQueue[Request]     // nil with WithPriorityQueue(false)
 	rq   *workqueue.RateLimitingQueue[Request] // set when pq is not
 	fair bool
 }
