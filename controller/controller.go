@@ -37,7 +37,7 @@ type Controller struct {
 	name  string
 	r     Reconciler
 	opts  *options
-	queue *workqueue.RateLimitingQueue[Request]
+	queue *queue
 	log   logr.Logger
 	times *eventTimes // set when the metrics record event latency
 
@@ -45,8 +45,8 @@ type Controller struct {
 	watches   []*watch
 	started   bool
 	stopped   bool
-	q         handler.Queue   // what sources feed, set by Start
-	attachCtx context.Context // what sources are attached with, set by Start
+	q         handler.PriorityQueue // what sources feed, set by Start
+	attachCtx context.Context       // what sources are attached with, set by Start
 }
 
 // New returns a controller named name (used in logs and metrics; it should
@@ -58,12 +58,9 @@ func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
 		return nil, errors.New("controller: empty name")
 	case r == nil:
 		return nil, fmt.Errorf("controller %s: nil Reconciler", name)
-	case o.workers < 1:
-		return nil, fmt.Errorf("controller %s: WithMaxConcurrentReconciles(%d): need at least 1", name, o.workers)
-	case o.cacheSyncTimeout <= 0:
-		return nil, fmt.Errorf("controller %s: WithCacheSyncTimeout(%s): must be positive", name, o.cacheSyncTimeout)
-	case o.reconcileTimeout < 0:
-		return nil, fmt.Errorf("controller %s: WithReconcileTimeout(%s): must not be negative", name, o.reconcileTimeout)
+	}
+	if err := o.validate(); err != nil {
+		return nil, fmt.Errorf("controller %s: %w", name, err)
 	}
 	if o.limiter == nil {
 		o.limiter = workqueue.DefaultControllerRateLimiter[Request]()
@@ -74,17 +71,6 @@ func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
 		opts: o,
 		log:  o.log.WithValues("controller", name),
 	}, nil
-}
-
-// newQueue builds the work queue at Start, so that a controller that is
-// built but never started runs no goroutine.
-func (c *Controller) newQueue() *workqueue.RateLimitingQueue[Request] {
-	o := c.opts
-	qopts := []workqueue.Option{workqueue.WithName(c.name), workqueue.WithClock(o.clock), workqueue.WithLogger(o.log)}
-	if o.metrics != nil {
-		qopts = append(qopts, workqueue.WithMetricsProvider(o.metrics))
-	}
-	return workqueue.NewRateLimiting(o.limiter, qopts...)
 }
 
 // Name returns the controller's name.
@@ -104,10 +90,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.started = true
 	c.queue = c.newQueue()
 	defer c.queue.ShutDown()
-	var q handler.Queue = c.queue
+	var q handler.PriorityQueue = c.queue
 	if _, ok := c.opts.reconcileMetrics.(EventLatencyMetrics); ok {
 		c.times = &eventTimes{clock: c.opts.clock, first: map[Request]time.Time{}}
-		q = stampedQueue{Queue: c.queue, times: c.times}
+		q = stampedQueue{q: c.queue, times: c.times}
 	}
 	c.q, c.attachCtx = q, ctx
 	defer c.detachAll()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -43,10 +44,12 @@ type scripted struct {
 	mu       sync.Mutex
 	outcomes []func() (Result, error)
 	calls    chan Request
+	why      []reconcile.Reasons // of each call, in order
 }
 
-func (s *scripted) Reconcile(_ context.Context, r Request) (Result, error) {
+func (s *scripted) Reconcile(ctx context.Context, r Request) (Result, error) {
 	s.mu.Lock()
+	s.why = append(s.why, reconcile.ReasonsFrom(ctx))
 	next := func() (Result, error) { return Result{}, nil }
 	if len(s.outcomes) > 0 {
 		next, s.outcomes = s.outcomes[0], s.outcomes[1:]
@@ -214,6 +217,12 @@ func TestOptionsAreValidated(t *testing.T) {
 		{"workers", []Option{WithMaxConcurrentReconciles(0)}, "WithMaxConcurrentReconciles(0)"},
 		{"sync timeout", []Option{WithCacheSyncTimeout(0)}, "WithCacheSyncTimeout(0s)"},
 		{"reconcile timeout", []Option{WithReconcileTimeout(-time.Second)}, "WithReconcileTimeout(-1s)"},
+		{"max wait", []Option{WithMaxWait(0)}, "WithMaxWait(0s): must be positive"},
+		{"debounce window", []Option{WithDebounce(0, time.Second)}, "WithDebounce(0s, 1s): the window must be positive"},
+		{"debounce max", []Option{WithDebounce(time.Second, time.Millisecond)}, "WithDebounce(1s, 1ms): the maximum delay must be at least the window"},
+		{"max wait, plain queue", []Option{WithPriorityQueue(false), WithMaxWait(time.Second)}, "WithMaxWait needs the priority queue"},
+		{"fairness, plain queue", []Option{WithFairness(true), WithPriorityQueue(false)}, "WithFairness(true) needs the priority queue"},
+		{"debounce, plain queue", []Option{WithPriorityQueue(false), WithDebounce(time.Second, time.Second)}, "WithDebounce needs the priority queue"},
 	} {
 		if _, err := New("c", r, tc.opts...); err == nil || !containsAll(err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.name, err)

@@ -30,17 +30,19 @@ type eventTimes struct {
 
 // stampedQueue is the queue sources see when latency is measured.
 type stampedQueue struct {
-	handler.Queue
+	q     handler.PriorityQueue
 	times *eventTimes
 }
 
-func (q stampedQueue) Add(req Request) {
+func (q stampedQueue) Add(req Request) { q.AddWithOpts(handler.AddOpts{}, req) }
+
+func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
 	q.times.mu.Lock()
 	if _, ok := q.times.first[req]; !ok {
 		q.times.first[req] = q.times.clock.Now()
 	}
 	q.times.mu.Unlock()
-	q.Queue.Add(req)
+	q.q.AddWithOpts(o, req)
 }
 
 // take returns how long ago an event asked for req, and forgets it.

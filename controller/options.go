@@ -1,11 +1,13 @@
 package controller
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/utils/clock"
 
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -22,6 +24,13 @@ type options struct {
 	clock            clock.WithTicker
 	metrics          workqueue.MetricsProvider
 	reconcileMetrics Metrics
+
+	priority              bool
+	fair                  bool
+	maxWait               time.Duration
+	maxWaitSet            bool
+	debounce, debounceMax time.Duration
+	debounceSet           bool
 }
 
 // Metrics receives what a controller does; metrics.Reconcile records it in
@@ -36,6 +45,16 @@ type Metrics interface {
 	End(controller, result string, terminal, panicked bool, took time.Duration)
 }
 
+// ReasonMetrics is a Metrics that also counts reconciles by the reasons
+// their requests were queued for (see reconcile.Reasons). metrics.Reconcile
+// implements it.
+type ReasonMetrics interface {
+	Metrics
+	// Reasons is called when a reconcile starts whose request was queued
+	// for reasons, with all of them.
+	Reasons(controller string, why reconcile.Reasons)
+}
+
 func newOptions(opts []Option) *options {
 	o := &options{
 		workers:          1,
@@ -43,6 +62,7 @@ func newOptions(opts []Option) *options {
 		cacheSyncTimeout: 2 * time.Minute,
 		log:              logr.Discard(),
 		clock:            clock.RealClock{},
+		priority:         true,
 	}
 	for _, opt := range opts {
 		opt(o)
@@ -85,4 +105,72 @@ func WithMetrics(m Metrics) Option { return func(o *options) { o.reconcileMetric
 // WithMetricsProvider sets where the work queue reports its metrics.
 func WithMetricsProvider(p workqueue.MetricsProvider) Option {
 	return func(o *options) { o.metrics = p }
+}
+
+// WithPriorityQueue sets whether the work queue is a
+// workqueue.PriorityQueue (default true), controller-runtime's
+// UsePriorityQueue. It reconciles the requests of real changes before
+// those of an informer's initial list and of resyncs, ages every request
+// so that none waits longer than WithMaxWait behind higher priorities, can
+// share the workers fairly between namespaces (WithFairness) and debounce
+// bursts (WithDebounce), and records why each request was queued
+// (reconcile.ReasonsFrom). false gives the plain first-in, first-out
+// workqueue.RateLimitingQueue, which does none of that and costs some
+// 100ns less per request; the options above are then an error.
+func WithPriorityQueue(on bool) Option { return func(o *options) { o.priority = on } }
+
+// WithMaxWait sets how long a request may be ready before it goes ahead
+// of every priority (default workqueue.DefaultMaxWait, a minute): the
+// bound on how long a stream of higher-priority requests can hold back
+// one of lower priority, such as an initial-list request. It must be
+// positive.
+func WithMaxWait(d time.Duration) Option {
+	return func(o *options) { o.maxWait, o.maxWaitSet = d, true }
+}
+
+// WithFairness sets whether the namespaces of requests take turns for the
+// workers (default false): among requests of equal priority, each
+// namespace with requests waiting gets one in turn, so one namespace's
+// burst of thousands delays another namespace's single request by about
+// one request per busy namespace, not by the whole burst.
+// Cluster-scoped requests share one turn.
+func WithFairness(on bool) Option { return func(o *options) { o.fair = on } }
+
+// WithDebounce holds a request added by an event for window, and for
+// window again after each further event for it, but never longer than
+// maxDelay after the first (default: no debounce): a burst of changes to
+// one object is reconciled once, at most maxDelay after it began.
+// Requeues (errors, RequeueAfter) are not held. window must be positive
+// and maxDelay at least window.
+func WithDebounce(window, maxDelay time.Duration) Option {
+	return func(o *options) { o.debounce, o.debounceMax, o.debounceSet = window, maxDelay, true }
+}
+
+// validate checks the options that can be wrong, naming the option.
+func (o *options) validate() error {
+	switch {
+	case o.workers < 1:
+		return fmt.Errorf("WithMaxConcurrentReconciles(%d): need at least 1", o.workers)
+	case o.cacheSyncTimeout <= 0:
+		return fmt.Errorf("WithCacheSyncTimeout(%s): must be positive", o.cacheSyncTimeout)
+	case o.reconcileTimeout < 0:
+		return fmt.Errorf("WithReconcileTimeout(%s): must not be negative", o.reconcileTimeout)
+	case o.maxWaitSet && o.maxWait <= 0:
+		return fmt.Errorf("WithMaxWait(%s): must be positive", o.maxWait)
+	case o.debounceSet && o.debounce <= 0:
+		return fmt.Errorf("WithDebounce(%s, %s): the window must be positive", o.debounce, o.debounceMax)
+	case o.debounceSet && o.debounceMax < o.debounce:
+		return fmt.Errorf("WithDebounce(%s, %s): the maximum delay must be at least the window", o.debounce, o.debounceMax)
+	}
+	if !o.priority {
+		for _, opt := range []struct {
+			name string
+			set  bool
+		}{{"WithMaxWait", o.maxWaitSet}, {"WithFairness(true)", o.fair}, {"WithDebounce", o.debounceSet}} {
+			if opt.set {
+				return fmt.Errorf("%s needs the priority queue, but WithPriorityQueue(false) was given", opt.name)
+			}
+		}
+	}
+	return nil
 }

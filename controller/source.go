@@ -11,6 +11,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // Source feeds a controller's queue. Attach begins delivering requests to
@@ -57,11 +58,25 @@ func (s *informerSource[T]) Attach(ctx context.Context, q handler.Queue) (func()
 		return nil, fmt.Errorf("controller: source %s attached twice", s.name)
 	}
 	// The informer speaks package event's types already: its events go to
-	// the handler as they are.
+	// the handler as they are, with a queue that gives each add the
+	// event's default priority and reasons.
+	eq := newEventQueues(q)
 	h := informer.HandlerFuncs[T]{
-		CreateFunc: func(e event.Create[T]) { s.h.Create(ctx, e, q) },
-		UpdateFunc: func(e event.Update[T]) { s.h.Update(ctx, e, q) },
-		DeleteFunc: func(e event.Delete[T]) { s.h.Delete(ctx, e, q) },
+		CreateFunc: func(e event.Create[T]) {
+			if e.IsInInitialList {
+				s.h.Create(ctx, e, &eq.initial)
+				return
+			}
+			s.h.Create(ctx, e, &eq.create)
+		},
+		UpdateFunc: func(e event.Update[T]) {
+			if e.Unchanged() {
+				s.h.Update(ctx, e, &eq.resync)
+				return
+			}
+			s.h.Update(ctx, e, &eq.update)
+		},
+		DeleteFunc: func(e event.Delete[T]) { s.h.Delete(ctx, e, &eq.delete) },
 	}
 	for {
 		inf, err := s.inf.Current()
@@ -88,5 +103,47 @@ func (s *informerSource[T]) detach(reg *informer.Registration) {
 	if s.reg == reg {
 		s.reg = nil
 		reg.Remove()
+	}
+}
+
+// eventQueue is the queue a handler is given for one kind of informer
+// event. An add that names no reasons gets the event's Watched reason, an
+// add that names no priority the event's default, and every add the
+// event's qualifier (InitialList, Resync). Handlers that know better
+// (handler.EnqueueObject says Primary, EnqueueOwner Owned) name theirs.
+type eventQueue struct {
+	q        handler.Queue
+	why      reconcile.Reasons // for adds that name none
+	also     reconcile.Reasons // for every add
+	priority *int              // for adds that name none; nil is 0
+}
+
+func (e *eventQueue) Add(req reconcile.Request) { e.AddWithOpts(handler.AddOpts{}, req) }
+
+func (e *eventQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
+	if o.Reasons == 0 {
+		o.Reasons = e.why
+	}
+	o.Reasons |= e.also
+	if o.Priority == nil {
+		o.Priority = e.priority
+	}
+	handler.AddWithOpts(e.q, o, req)
+}
+
+// eventQueues are a source's queues, one per kind of event, built once
+// at Attach so that delivering an event allocates none.
+type eventQueues struct {
+	create, initial, update, resync, delete eventQueue
+}
+
+func newEventQueues(q handler.Queue) *eventQueues {
+	low := handler.LowPriority
+	return &eventQueues{
+		create:  eventQueue{q: q, why: reconcile.WatchedCreated},
+		initial: eventQueue{q: q, why: reconcile.WatchedCreated, also: reconcile.InitialList, priority: &low},
+		update:  eventQueue{q: q, why: reconcile.WatchedUpdated},
+		resync:  eventQueue{q: q, why: reconcile.WatchedUpdated, also: reconcile.Resync, priority: &low},
+		delete:  eventQueue{q: q, why: reconcile.WatchedDeleted},
 	}
 }

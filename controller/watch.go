@@ -132,16 +132,18 @@ func (w *watch) stop() {
 // that once Unwatch returns no request from that source arrives, not even
 // from a handler call that was in progress.
 type gate struct {
-	q      handler.Queue
+	q      handler.PriorityQueue
 	mu     sync.RWMutex
 	closed bool
 }
 
-func (g *gate) Add(req Request) {
+func (g *gate) Add(req Request) { g.AddWithOpts(handler.AddOpts{}, req) }
+
+func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if !g.closed {
-		g.q.Add(req)
+		g.q.AddWithOpts(o, req)
 	}
 }
 

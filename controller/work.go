@@ -14,7 +14,7 @@ import (
 
 // processNext takes one request and reconciles it; false means stop.
 func (c *Controller) processNext(ctx context.Context) bool {
-	req, shutdown := c.queue.Get()
+	req, why, shutdown := c.queue.get()
 	if shutdown {
 		return false
 	}
@@ -27,7 +27,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 			c.opts.reconcileMetrics.(EventLatencyMetrics).EventToReconcile(c.name, d)
 		}
 	}
-	c.reconcileOne(ctx, req)
+	c.reconcileOne(ctx, req, why)
 	return true
 }
 
@@ -39,11 +39,22 @@ func (c *Controller) processNext(ctx context.Context) bool {
 //   - panic (when recovered): treated as an error, logged with the stack;
 //   - Result.RequeueAfter: forget the backoff, add again after that long;
 //   - success: forget the backoff.
-func (c *Controller) reconcileOne(ctx context.Context, req Request) {
+//
+// The reasons the request was queued for (none with a plain queue) go
+// into its context, its logger and the reason metrics.
+func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcile.Reasons) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
 	// In-progress reconciles are allowed to finish on shutdown, so they do
 	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
-	rctx := logr.NewContext(reconcile.WithControllerName(context.WithoutCancel(ctx), c.name), log)
+	rctx := reconcile.WithControllerName(context.WithoutCancel(ctx), c.name)
+	if why != 0 {
+		log = log.WithValues("reasons", why)
+		rctx = reconcile.WithReasons(rctx, why)
+		if m, ok := c.opts.reconcileMetrics.(ReasonMetrics); ok {
+			m.Reasons(c.name, why)
+		}
+	}
+	rctx = logr.NewContext(rctx, log)
 	if c.opts.reconcileTimeout > 0 {
 		var cancel context.CancelFunc
 		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)
@@ -71,11 +82,11 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request) {
 		c.queue.Forget(req)
 		log.Error(err, "reconcile failed terminally; not retrying")
 	case err != nil:
-		c.queue.AddRateLimited(req)
+		c.queue.requeueRateLimited(req)
 		log.Error(err, "reconcile failed; retrying with backoff", "retries", c.queue.NumRequeues(req))
 	case result.RequeueAfter > 0:
 		c.queue.Forget(req)
-		c.queue.AddAfter(req, result.RequeueAfter)
+		c.queue.requeueAfter(req, result.RequeueAfter)
 	default:
 		c.queue.Forget(req)
 	}
@@ -94,5 +105,7 @@ func (c *Controller) call(ctx context.Context, req Request) (result Result, pani
 }
 
 // LoggerFrom returns the logger of the reconcile running with ctx, carrying
-// the controller name, the request and the reconcile ID.
+// the controller name, the request, the reconcile ID and, with the
+// priority queue, the reasons the request was queued for (key "reasons",
+// e.g. "primary_updated,owned_deleted").
 func LoggerFrom(ctx context.Context) logr.Logger { return logr.FromContextOrDiscard(ctx) }

@@ -22,6 +22,15 @@ type Update[T object.Object] struct {
 	ObjectOld, ObjectNew T
 }
 
+// Unchanged reports whether the update changed nothing: both objects are
+// present and have the same resource version, as on a periodic resync.
+// A controller queues the requests of such updates at low priority and
+// with the reason reconcile.Resync.
+func (e Update[T]) Unchanged() bool {
+	return !IsNil(e.ObjectOld) && !IsNil(e.ObjectNew) &&
+		e.ObjectOld.GetResourceVersion() == e.ObjectNew.GetResourceVersion()
+}
+
 // Delete is an object going away.
 type Delete[T object.Object] struct {
 	// Key names the object; it is always set, even when Object is not.

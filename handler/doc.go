@@ -12,6 +12,16 @@
 //     other relation: a ConfigMap to the objects that mount it);
 //   - Funcs: any function per event kind.
 //
+// A controller's queue is a PriorityQueue as well: AddWithOpts adds a
+// request with a priority and reasons (AddOpts) when the queue takes them,
+// and with Add otherwise, so handlers work on any Queue. EnqueueObject,
+// EnqueueOwner and EnqueueFunc name their reasons (reconcile.Primary…,
+// Owned…, Watched…); the controller adds the rest, and puts the requests
+// of an initial list and of unchanged updates at LowPriority, whatever
+// the handler (controller-runtime's WithLowPriorityWhenUnchanged, built
+// in). WithPriority gives a handler's other requests a priority of their
+// own.
+//
 // WithPredicates puts predicates (package predicate) in front of a handler.
 // Handlers never type-assert, and skip events whose object is missing; a
 // deletion whose last state is unknown is still enqueued by its key.

@@ -17,30 +17,35 @@ import (
 // its key even when the last state is unknown.
 func EnqueueObject[T object.Object]() EventHandler[T] {
 	return Funcs[T]{
-		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) { enqueueObject(e.Object, q) },
+		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) {
+			enqueueObject(e.Object, q, reconcile.PrimaryCreated)
+		},
 		UpdateFunc: func(_ context.Context, e event.Update[T], q Queue) {
-			enqueueObject(e.ObjectNew, q)
+			enqueueObject(e.ObjectNew, q, reconcile.PrimaryUpdated)
 			if !event.IsNil(e.ObjectOld) && !event.IsNil(e.ObjectNew) &&
 				(e.ObjectOld.GetName() != e.ObjectNew.GetName() || e.ObjectOld.GetNamespace() != e.ObjectNew.GetNamespace()) {
-				enqueueObject(e.ObjectOld, q)
+				enqueueObject(e.ObjectOld, q, reconcile.PrimaryUpdated)
 			}
 		},
 		DeleteFunc: func(_ context.Context, e event.Delete[T], q Queue) {
 			if e.Key.Name != "" {
-				q.Add(reconcile.Request{NamespacedName: e.Key})
+				AddWithOpts(q, AddOpts{Reasons: reconcile.PrimaryDeleted}, reconcile.Request{NamespacedName: e.Key})
 				return
 			}
-			enqueueObject(e.Object, q)
+			enqueueObject(e.Object, q, reconcile.PrimaryDeleted)
 		},
-		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) { enqueueObject(e.Object, q) },
+		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) {
+			enqueueObject(e.Object, q, reconcile.External)
+		},
 	}
 }
 
-func enqueueObject(obj metav1.Object, q Queue) {
+func enqueueObject(obj metav1.Object, q Queue, why reconcile.Reasons) {
 	if event.IsNil(obj) {
 		return
 	}
-	q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}})
+	AddWithOpts(q, AddOpts{Reasons: why},
+		reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}})
 }
 
 // OwnerOption configures EnqueueOwner.
@@ -70,7 +75,7 @@ func EnqueueOwner[T object.Object](owner schema.GroupKind, opts ...OwnerOption) 
 	for _, opt := range opts {
 		opt(&o)
 	}
-	add := func(obj T, q Queue) {
+	add := func(obj T, q Queue, why reconcile.Reasons) {
 		if event.IsNil(obj) {
 			return
 		}
@@ -82,17 +87,17 @@ func EnqueueOwner[T object.Object](owner schema.GroupKind, opts ...OwnerOption) 
 			if o.clusterScoped {
 				ns = ""
 			}
-			q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}})
+			AddWithOpts(q, AddOpts{Reasons: why}, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}})
 		}
 	}
 	return Funcs[T]{
-		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) { add(e.Object, q) },
+		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) { add(e.Object, q, reconcile.OwnedCreated) },
 		UpdateFunc: func(_ context.Context, e event.Update[T], q Queue) {
-			add(e.ObjectOld, q)
-			add(e.ObjectNew, q)
+			add(e.ObjectOld, q, reconcile.OwnedUpdated)
+			add(e.ObjectNew, q, reconcile.OwnedUpdated)
 		},
-		DeleteFunc:  func(_ context.Context, e event.Delete[T], q Queue) { add(e.Object, q) },
-		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) { add(e.Object, q) },
+		DeleteFunc:  func(_ context.Context, e event.Delete[T], q Queue) { add(e.Object, q, reconcile.OwnedDeleted) },
+		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) { add(e.Object, q, reconcile.External) },
 	}
 }
 
@@ -110,21 +115,21 @@ func (o ownerOptions) matches(ref metav1.OwnerReference, owner schema.GroupKind)
 // through package client, whose reads wait until that kind's cache is
 // filled; a Cache read directly may miss objects not yet listed.
 func EnqueueFunc[T object.Object](fn func(ctx context.Context, obj T) []reconcile.Request) EventHandler[T] {
-	add := func(ctx context.Context, obj T, q Queue) {
+	add := func(ctx context.Context, obj T, q Queue, why reconcile.Reasons) {
 		if event.IsNil(obj) {
 			return
 		}
 		for _, req := range fn(ctx, obj) {
-			q.Add(req)
+			AddWithOpts(q, AddOpts{Reasons: why}, req)
 		}
 	}
 	return Funcs[T]{
-		CreateFunc: func(ctx context.Context, e event.Create[T], q Queue) { add(ctx, e.Object, q) },
+		CreateFunc: func(ctx context.Context, e event.Create[T], q Queue) { add(ctx, e.Object, q, reconcile.WatchedCreated) },
 		UpdateFunc: func(ctx context.Context, e event.Update[T], q Queue) {
-			add(ctx, e.ObjectOld, q)
-			add(ctx, e.ObjectNew, q)
+			add(ctx, e.ObjectOld, q, reconcile.WatchedUpdated)
+			add(ctx, e.ObjectNew, q, reconcile.WatchedUpdated)
 		},
-		DeleteFunc:  func(ctx context.Context, e event.Delete[T], q Queue) { add(ctx, e.Object, q) },
-		GenericFunc: func(ctx context.Context, e event.Generic[T], q Queue) { add(ctx, e.Object, q) },
+		DeleteFunc:  func(ctx context.Context, e event.Delete[T], q Queue) { add(ctx, e.Object, q, reconcile.WatchedDeleted) },
+		GenericFunc: func(ctx context.Context, e event.Generic[T], q Queue) { add(ctx, e.Object, q, reconcile.External) },
 	}
 }

@@ -28,3 +28,23 @@ func ExampleEnqueueOwner() {
 	h.Create(context.Background(), event.Create[*appsv1.ReplicaSet]{Object: child}, printQueue{})
 	// Output: reconcile shop/web
 }
+
+// optsQueue prints what a controller's queue would be given.
+type optsQueue struct{ printQueue }
+
+func (optsQueue) AddWithOpts(o handler.AddOpts, r reconcile.Request) {
+	p := 0
+	if o.Priority != nil {
+		p = *o.Priority
+	}
+	fmt.Println("reconcile", r, "at priority", p, "because", o.Reasons)
+}
+
+// WithPriority puts a kind's live events ahead of others, while its
+// initial list stays low.
+func ExampleWithPriority() {
+	h := handler.WithPriority(handler.EnqueueObject[*appsv1.Deployment](), 10)
+	web := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
+	h.Create(context.Background(), event.Create[*appsv1.Deployment]{Object: web}, optsQueue{})
+	// Output: reconcile shop/web at priority 10 because primary_created
+}

@@ -97,3 +97,65 @@ func TestEnqueueFuncAndPredicates(t *testing.T) {
 		t.Fatalf("got %v, want %v", q, want)
 	}
 }
+
+// optsRecorder records the reasons and priority of each add.
+type optsRecorder struct{ adds []AddOpts }
+
+func (q *optsRecorder) Add(reconcile.Request) { q.adds = append(q.adds, AddOpts{}) }
+func (q *optsRecorder) AddWithOpts(o AddOpts, _ reconcile.Request) {
+	q.adds = append(q.adds, o)
+}
+
+func TestHandlersNameTheirReasons(t *testing.T) {
+	ctx := context.Background()
+	child := rs("web-abc", ref("apps/v1", "Deployment", "web", true))
+	toWeb := func(context.Context, *appsv1.ReplicaSet) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "web"}}}
+	}
+	owner := EnqueueOwner[*appsv1.ReplicaSet](schema.GroupKind{Group: "apps", Kind: "Deployment"})
+	for _, tc := range []struct {
+		name    string
+		deliver func(q Queue)
+		want    reconcile.Reasons
+	}{
+		{"EnqueueObject delete by key", func(q Queue) {
+			EnqueueObject[*appsv1.ReplicaSet]().Delete(ctx, event.Delete[*appsv1.ReplicaSet]{Key: types.NamespacedName{Namespace: "ns", Name: "x"}}, q)
+		}, reconcile.PrimaryDeleted},
+		{"EnqueueObject generic", func(q Queue) {
+			EnqueueObject[*appsv1.ReplicaSet]().Generic(ctx, event.Generic[*appsv1.ReplicaSet]{Object: child}, q)
+		}, reconcile.External},
+		{"EnqueueOwner create", func(q Queue) { owner.Create(ctx, event.Create[*appsv1.ReplicaSet]{Object: child}, q) }, reconcile.OwnedCreated},
+		{"EnqueueOwner delete", func(q Queue) { owner.Delete(ctx, event.Delete[*appsv1.ReplicaSet]{Object: child}, q) }, reconcile.OwnedDeleted},
+		{"EnqueueFunc update", func(q Queue) {
+			EnqueueFunc(toWeb).Update(ctx, event.Update[*appsv1.ReplicaSet]{ObjectOld: child, ObjectNew: child}, q)
+		}, reconcile.WatchedUpdated},
+	} {
+		var q optsRecorder
+		tc.deliver(&q)
+		if len(q.adds) == 0 {
+			t.Errorf("%s: nothing added", tc.name)
+		}
+		for _, o := range q.adds {
+			if o.Reasons != tc.want || o.Priority != nil {
+				t.Errorf("%s: added with reasons %v and priority %v, want %v and none", tc.name, o.Reasons, o.Priority, tc.want)
+			}
+		}
+	}
+}
+
+func TestWithPriorityKeepsAHandlersOwn(t *testing.T) {
+	own := 7
+	h := WithPriority(Funcs[*appsv1.ReplicaSet]{DeleteFunc: func(_ context.Context, e event.Delete[*appsv1.ReplicaSet], q Queue) {
+		AddWithOpts(q, AddOpts{Priority: &own}, reconcile.Request{NamespacedName: e.Key})
+	}}, 3)
+	var q optsRecorder
+	h.Delete(context.Background(), event.Delete[*appsv1.ReplicaSet]{Key: types.NamespacedName{Name: "x"}}, &q)
+	if len(q.adds) != 1 || q.adds[0].Priority == nil || *q.adds[0].Priority != own {
+		t.Fatalf("adds %+v, want one at the handler's own priority %d", q.adds, own)
+	}
+	q.adds = nil
+	h.Update(context.Background(), event.Update[*appsv1.ReplicaSet]{ObjectOld: rs("x"), ObjectNew: rs("x")}, &q) // no UpdateFunc
+	if len(q.adds) != 0 {
+		t.Fatalf("an event the handler ignores added %+v", q.adds)
+	}
+}

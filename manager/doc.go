@@ -105,5 +105,7 @@
 // controller-runtime's controller_runtime_reconcile_* series, and steady's
 // own: steady_informer_cached_objects{informer} and
 // steady_event_to_reconcile_seconds{controller}, the time from an informer
-// delivering an event to the start of the reconcile it caused.
+// delivering an event to the start of the reconcile it caused, and
+// steady_reconcile_reasons_total{controller,reason}, reconciles by why
+// they were queued (see package controller).
 package manager

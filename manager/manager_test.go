@@ -151,7 +151,9 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		`controller_runtime_max_concurrent_reconciles{controller="configmap"} 1`,
 		`controller_runtime_active_workers{controller="configmap"} 0`,
 		`workqueue_adds_total{name="configmap"} 5`,
-		`workqueue_depth{name="configmap"} 0`,
+		`workqueue_depth{name="configmap",priority="-100"} 0`, // the initial list's priority
+		`steady_reconcile_reasons_total{controller="configmap",reason="initial_list"} 5`,
+		`steady_reconcile_reasons_total{controller="configmap",reason="primary_created"} 5`,
 		`workqueue_queue_duration_seconds_count{name="configmap"} 5`,
 		`workqueue_work_duration_seconds_count{name="configmap"} 5`,
 		`workqueue_retries_total{name="configmap"} 0`,

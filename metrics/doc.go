@@ -25,7 +25,10 @@
 // steady_event_to_reconcile_seconds{controller}: how long a request waited
 // from the informer delivering the event that asked for it to the start of
 // its reconcile (queueing, rate limiting and busy workers included), which
-// is the latency an operator's users feel.
+// is the latency an operator's users feel, and
+// steady_reconcile_reasons_total{controller,reason}: reconciles by the
+// reasons their requests were queued for (reconcile.Reasons; a reconcile
+// with several counts under each), at most reconcile.NumReasons values.
 //
 //	reg := prometheus.NewRegistry()
 //	wq, _ := metrics.NewWorkqueue(reg)

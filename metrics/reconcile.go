@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // Reconcile records what controllers do under controller-runtime's metric
@@ -15,6 +17,7 @@ type Reconcile struct {
 	duration                        *prometheus.HistogramVec
 	maxConcurrent, active           *prometheus.GaugeVec
 	eventLatency                    *prometheus.HistogramVec
+	reasons                         *prometheus.CounterVec
 }
 
 // NewReconcile registers the reconcile metrics in reg.
@@ -40,8 +43,11 @@ func NewReconcile(reg prometheus.Registerer) (*Reconcile, error) {
 			Help:    "Time from an informer delivering an event to a controller to the start of the reconcile it caused.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 20), // 100µs to about 52s
 		}, []string{"controller"}),
+		reasons: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "steady_reconcile_reasons_total",
+			Help: "Reconciles per controller by a reason their request was queued for; a reconcile with several reasons counts once under each."},
+			[]string{"controller", "reason"}),
 	}
-	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency} {
+	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency, r.reasons} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: registering reconcile metrics: %w", err)
 		}
@@ -86,4 +92,13 @@ func (r *Reconcile) End(controller, result string, terminal, panicked bool, took
 // reconcile it caused (controller.EventLatencyMetrics).
 func (r *Reconcile) EventToReconcile(controller string, d time.Duration) {
 	r.eventLatency.WithLabelValues(controller).Observe(d.Seconds())
+}
+
+// Reasons counts a reconcile once under each reason its request was
+// queued for (controller.ReasonMetrics). The reason label takes at most
+// reconcile.NumReasons values, the names of reconcile.Reasons.
+func (r *Reconcile) Reasons(controller string, why reconcile.Reasons) {
+	for rest := why; rest != 0; rest &= rest - 1 {
+		r.reasons.WithLabelValues(controller, (rest & -rest).String()).Inc()
+	}
 }

@@ -7,6 +7,17 @@
 // works for, as the client's Server-Side Apply does to name its default
 // field manager.
 //
+// Reasons say why a reconcile runs: the events and requeues that queued
+// its request since it last ran, merged into one set (Reasons, read with
+// ReasonsFrom from the reconcile's context). A Primary reason is a change
+// to the request's own object, Owned to an object it controls, Watched to
+// another object a handler mapped to it; InitialList and Resync qualify a
+// create or update; External, ErrorRequeue and RequeueAfter name the
+// rest. A reconciler must still bring the whole object in line, since
+// reasons are a hint (a request whose reasons were merged while it was
+// reconciled, or one added by a custom source, says less), but it may use
+// them to skip work or to log what woke it.
+//
 // It sits below the handler and controller packages so both can speak of
 // requests; package controller re-exports these names.
 package reconcile
