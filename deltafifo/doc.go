@@ -37,5 +37,8 @@
 // store reflects — every delta and Bookmark up to it has been processed —
 // which is the basis for read-your-writes. resourceVersions are opaque: the
 // FIFO never compares them, it only remembers, for each queued key, the
-// newest version seen before the key was queued.
+// newest version seen before the key was queued. WithProgress tells the
+// consumer each time that resourceVersion may have moved (a batch
+// processed, a bookmark while idle), so it can wake whoever waits for its
+// store to reach a write's resourceVersion instead of polling.
 package deltafifo

@@ -14,8 +14,9 @@ import (
 // object since the consumer last popped it. It is safe for one producer (a
 // reflector) and one consumer (an informer) at a time.
 type FIFO[T object.Object] struct {
-	known KnownObjects[T]
-	log   logr.Logger
+	known    KnownObjects[T]
+	log      logr.Logger
+	progress func(resourceVersion string) // WithProgress; nil if not set
 
 	mu      sync.Mutex
 	cond    sync.Cond
@@ -66,11 +67,30 @@ type entry[T object.Object] struct {
 type Option func(*options)
 
 type options struct {
-	log logr.Logger
+	log      logr.Logger
+	progress func(resourceVersion string)
 }
 
 // WithLogger sets the logger (default: discard).
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
+
+// WithProgress sets a function the FIFO calls whenever
+// LastStoreSyncResourceVersion may have advanced, with the value it would
+// return then, so a consumer can wait for its store to reach a
+// resourceVersion without polling (default: none). It is called after each
+// popped batch has been processed (Pop's process returned without
+// ErrRequeue; relists included), and after a Bookmark that arrives while
+// nothing is queued or being processed; an event always queues its key, so
+// it is reported once that key has been processed.
+//
+// fn runs without the FIFO's lock, on the goroutine of Pop or of Bookmark,
+// so calls may overlap, and one may carry an older resourceVersion than the
+// call before it (a Pop finishing while a Bookmark arrives): the FIFO does
+// not compare resourceVersions, so the consumer keeps the newest. fn must
+// not block; it may call the FIFO's methods.
+func WithProgress(fn func(resourceVersion string)) Option {
+	return func(o *options) { o.progress = fn }
+}
 
 // New returns an empty FIFO. known is the consumer's store, used by Replace
 // and Resync; it may be nil, and then only queued objects count as known.
@@ -79,7 +99,7 @@ func New[T object.Object](known KnownObjects[T], opts ...Option) *FIFO[T] {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	f := &FIFO[T]{known: known, log: o.log, entries: make(map[string]*entry[T])}
+	f := &FIFO[T]{known: known, log: o.log, progress: o.progress, entries: make(map[string]*entry[T])}
 	f.cond.L = &f.mu
 	return f
 }
@@ -112,7 +132,13 @@ func (f *FIFO[T]) event(t DeltaType, obj T) error {
 func (f *FIFO[T]) Bookmark(resourceVersion string) {
 	f.mu.Lock()
 	f.latestRV = resourceVersion
+	// With something queued or in flight, the store is behind the bookmark
+	// until Pop has processed it, and Pop reports progress then.
+	idle := f.order.len() == 0 && f.direct == nil && !f.batch && !f.inFlight
 	f.mu.Unlock()
+	if idle && f.progress != nil {
+		f.progress(resourceVersion)
+	}
 }
 
 // queue appends d to key's deltas, queueing the key if needed. f.mu is held.
@@ -163,6 +189,11 @@ func (f *FIFO[T]) HasSynced() bool {
 func (f *FIFO[T]) LastStoreSyncResourceVersion() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.storeRV()
+}
+
+// storeRV is LastStoreSyncResourceVersion. f.mu is held.
+func (f *FIFO[T]) storeRV() string {
 	switch {
 	case f.inFlight:
 		return f.inFlightRV

@@ -11,7 +11,9 @@ import (
 // processed when process returns; if the error wraps ErrRequeue the items go
 // back to the front of the queue, merged with anything queued for the same
 // keys since. Pop returns ctx.Err() when ctx is done and ErrClosed once the
-// FIFO is closed, without calling process.
+// FIFO is closed, without calling process. A processed batch, unless
+// requeued, is then reported to the WithProgress function, after Pop has
+// released the FIFO's lock.
 //
 // The batch's slices are reused after process returns: do not keep them.
 func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
@@ -34,13 +36,13 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 	err := process(b)
 
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.inFlight = false
 	f.cond.Broadcast() // a Replace may be waiting for the batch to finish
 	if errors.Is(err, ErrRequeue) {
 		f.requeue(b)
 		f.recycle()
-		return err
+		f.mu.Unlock()
+		return err // the store is where it was: no progress to report
 	}
 	f.recycle()
 	if b.InitialList {
@@ -50,6 +52,13 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 		f.popped = nil // a large batch's slice is not worth keeping
 	}
 	clear(f.popped) // drop references to the objects
+	if f.progress == nil {
+		f.mu.Unlock()
+		return err
+	}
+	rv := f.storeRV()
+	f.mu.Unlock()
+	f.progress(rv)
 	return err
 }
 
