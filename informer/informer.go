@@ -24,7 +24,9 @@ type Informer[T object.Object] struct {
 	log        logr.Logger
 	cache      *Cache[T]
 	sources    []*source[T] // one list and watch each; see sources.go
-	ropts      []reflector.Option
+	// sourceIndex finds the source of a namespace when there are several.
+	sourceIndex map[string]int
+	ropts       []reflector.Option
 
 	// mu orders batch application against handler registration, so a late
 	// handler's synthetic creates and the live events it gets next line up.
@@ -180,6 +182,7 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 		err = fmt.Errorf("informer %s: %w", inf.name, err)
 		inf.sync.setError(err)
 		inf.sync.stopped()
+		inf.endProgress()
 		return err
 	}
 	for l, period := range inf.listeners {
@@ -188,6 +191,7 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 	inf.mu.Unlock()
 
 	inf.run(ctx, refls)
+	inf.endProgress() // WhenProcessed's waiters must not wait for a stopped cache
 	inf.mu.Lock()
 	inf.stopped = true
 	inf.sync.stopped()

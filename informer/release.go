@@ -115,6 +115,9 @@ func (inf *Informer[T]) lastHandlerRemoved() {
 	if inf.owner != nil {
 		inf.owner.f.release(inf)
 	}
+	if inf.released.Load() {
+		inf.endProgress() // it may never have run, so its Start would not
+	}
 }
 
 // dropState lets go of everything a released informer held once it has

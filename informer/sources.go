@@ -32,6 +32,7 @@ type source[T object.Object] struct {
 	lw        reflector.ListerWatcher
 	fifo      *deltafifo.FIFO[T]
 	listed    bool // its first list is in the cache; inf.mu
+	progress  sourceProgress
 }
 
 // addSources gives inf a source per ListerWatcher, in the order of
@@ -43,8 +44,13 @@ func (inf *Informer[T]) addSources(lws []reflector.ListerWatcher) {
 		if len(lws) > 1 {
 			src.namespace = inf.namespaces[i]
 			known = namespaceView[T]{inf.cache, src.namespace}
+			if inf.sourceIndex == nil {
+				inf.sourceIndex = make(map[string]int, len(lws))
+			}
+			inf.sourceIndex[src.namespace] = i
 		}
-		src.fifo = deltafifo.New[T](known, deltafifo.WithLogger(inf.log))
+		src.progress.init(inf.clock)
+		src.fifo = deltafifo.New[T](known, deltafifo.WithLogger(inf.log), deltafifo.WithProgress(src.progress.advance))
 		inf.sources = append(inf.sources, src)
 	}
 }
@@ -87,7 +93,7 @@ func (inf *Informer[T]) reflectors() ([]*reflector.Reflector[T], error) {
 		if transform != nil {
 			ropts = append(ropts, reflector.WithTransform(transform))
 		}
-		refl, err := reflector.New[T](src.lw, src.fifo, ropts...)
+		refl, err := reflector.New[T](src.lw, receiving[T]{src.fifo, &src.progress}, ropts...)
 		if err != nil {
 			return nil, err
 		}
