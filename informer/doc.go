@@ -121,6 +121,23 @@
 // not wait: package client's reads do. LastSyncResourceVersion is the
 // resourceVersion every delta and bookmark applied so far reflects.
 //
+// # Caught up with a write
+//
+// The answer to a write carries the resourceVersion the API server gave
+// the object: in kube-apiserver an etcd revision, one counter for the
+// whole store. HasProcessed(namespace, resourceVersion) tells, in a few
+// atomic loads, whether the cache reflects every change up to it —
+// bookmarks count, so a quiet watch still moves forward — and
+// WhenProcessed runs a function once it does, woken as each batch is
+// applied, with no polling: what a controller needs so as never to
+// reconcile on a cache older than its own write. An informer of several
+// namespaces answers for the one asked about, whose watch is its own.
+// Progress tells a quiet cache from one that is behind: the
+// resourceVersion reached, when it last advanced, and when the API server
+// last sent anything. resourceVersions that are not decimal numbers (some
+// aggregated API servers) cannot be compared, and these calls fail open:
+// HasProcessed answers true and WhenProcessed does not wait.
+//
 // Updates from a relist for objects whose resourceVersion did not change are
 // not delivered: nothing changed. Periodic resync is per handler
 // (WithResyncPeriod) and delivers the cached objects as updates with old ==

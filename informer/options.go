@@ -47,7 +47,8 @@ func WithName(name string) Option { return func(o *options) { o.name = name } }
 // WithLogger sets the logger (default: discard).
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
 
-// WithClock sets the clock used for handler resyncs (tests pass a fake one).
+// WithClock sets the clock used for handler resyncs and for the times of
+// Progress (tests pass a fake one).
 func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = c } }
 
 // WithReflectorOptions passes options to the informer's reflector, e.g. its

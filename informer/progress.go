@@ -140,10 +140,11 @@ func notWaiting() bool { return false }
 // namespaces it is the progress of the namespace whose watch is least
 // advanced. Both times are by the informer's clock (WithClock).
 //
-// A cache is behind when Received is later than Advanced and its
-// resourceVersion is older than what arrived; a quiet cache has both times
-// far back and, on a watch that asks for them (as steady's do), still
-// advances with a bookmark every minute or so.
+// While the cache keeps up, Advanced follows Received within the time it
+// takes to apply a batch. A cache that is behind has received more than it
+// has applied: Received stays later than Advanced, and now minus Advanced
+// grows while things keep arriving. A quiet cache has both far back, and
+// its watch's bookmarks still move them now and then.
 func (inf *Informer[T]) Progress() Progress {
 	least := inf.sources[0]
 	for _, src := range inf.sources[1:] {
