@@ -44,7 +44,8 @@ type Progress struct {
 // not so — resourceVersion, or the one the cache reached, is not a decimal
 // number, as some aggregated API servers answer — HasProcessed answers
 // true: it fails open, and a caller gating work on it proceeds as it would
-// without the gate. Before the first list it answers false.
+// without the gate. A cache that has not listed yet has reached no
+// revision: it answers false to every number.
 //
 // The answer is about the cache's contents, not handlers: a change counts
 // as processed once it is in the cache, perhaps before handlers have been
