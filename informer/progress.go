@@ -27,8 +27,9 @@ type Progress struct {
 // HasProcessed reports whether the cache reflects every change up to
 // resourceVersion in namespace: whether a reconcile reading it would see
 // the result of a write the API server answered with resourceVersion, and
-// of every change before it. It is a few atomic loads, cheap enough to ask
-// before every reconcile.
+// of every change before it. It parses resourceVersion and makes a few
+// atomic loads, no lock and no allocation: cheap enough to ask before
+// every reconcile.
 //
 // The namespace picks what must have caught up. An informer of several
 // namespaces (a Factory's, WithNamespaces) watches each on its own, so
@@ -44,7 +45,8 @@ type Progress struct {
 // not so — resourceVersion, or the one the cache reached, is not a decimal
 // number, as some aggregated API servers answer — HasProcessed answers
 // true: it fails open, and a caller gating work on it proceeds as it would
-// without the gate. A cache that has not listed yet has reached no
+// without the gate; a watch that has delivered one such resourceVersion
+// fails open from then on. A cache that has not listed yet has reached no
 // revision: it answers false to every number.
 //
 // The answer is about the cache's contents, not handlers: a change counts
