@@ -18,27 +18,27 @@ func TestPriorityDoneLetsGoOfTheItem(t *testing.T) {
 	}{
 		{"add, get, done", func(t *testing.T, q *PriorityQueue[*object], _ func(time.Duration), item *object) {
 			q.AddWithOpts(AddOpts{Priority: prio(LowPriority), Flow: "ns", Reasons: 1}, item)
-			q.Done(mustGetP(t, q))
+			q.Done(mustGet(t, q))
 		}},
 		{"added while processing", func(t *testing.T, q *PriorityQueue[*object], _ func(time.Duration), item *object) {
 			q.Add(item)
-			got := mustGetP(t, q)
+			got := mustGet(t, q)
 			q.AddWithOpts(AddOpts{Priority: prio(3)}, item)
 			q.Done(got)
-			q.Done(mustGetP(t, q))
+			q.Done(mustGet(t, q))
 		}},
 		{"delay cancelled by an add", func(t *testing.T, q *PriorityQueue[*object], _ func(time.Duration), item *object) {
 			q.AddAfter(item, time.Hour)
 			q.Add(item)
-			q.Done(mustGetP(t, q))
+			q.Done(mustGet(t, q))
 		}},
 		{"rate limited while processing", func(t *testing.T, q *PriorityQueue[*object], step func(time.Duration), item *object) {
 			q.Add(item)
-			got := mustGetP(t, q)
+			got := mustGet(t, q)
 			q.AddRateLimited(got)
 			q.Done(got)
 			step(time.Second)
-			got = mustGetP(t, q)
+			got = mustGet(t, q)
 			q.Forget(got)
 			q.Done(got)
 		}},
@@ -68,15 +68,4 @@ func TestPriorityDoneLetsGoOfTheItem(t *testing.T) {
 			runtime.KeepAlive(q)
 		})
 	}
-}
-
-// mustGetP returns the next item, failing the test if the queue is shut
-// down and empty.
-func mustGetP[T comparable](t *testing.T, q *PriorityQueue[T]) T {
-	t.Helper()
-	item, shutdown := q.Get()
-	if shutdown {
-		t.Fatal("Get reported shutdown")
-	}
-	return item
 }
