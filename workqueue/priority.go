@@ -247,12 +247,12 @@ func (q *PriorityQueue[T]) add(item T, a addArgs) {
 	switch {
 	case st.flags&dirty != 0:
 		if prio != old {
-			q.reprioritize(int32(id), st, old)
+			q.reprioritize(id, st, old)
 		}
 	case a.delay > 0 || !a.requeue && q.window > 0:
-		q.wait(int32(id), st, a.delay)
+		q.wait(id, st, a.delay)
 	default:
-		q.makeDirty(int32(id), st)
+		q.makeDirty(id, st)
 	}
 }
 

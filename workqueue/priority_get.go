@@ -47,7 +47,7 @@ func (q *PriorityQueue[T]) get() (item T, prio int, reasons Reasons, shutdown bo
 		}
 	}
 	id := q.ready.pop()
-	st := q.items.at(int(id))
+	st := q.items.at(id)
 	item, prio, reasons = st.item, st.prio, st.reasons
 	st.reasons = 0
 	st.flags = processing // was dirty, and a dirty item does not wait
@@ -68,7 +68,7 @@ func (q *PriorityQueue[T]) Done(item T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	id := q.items.find(h, item)
-	if id < 0 || q.items.at(id).flags&processing == 0 {
+	if id == none || q.items.at(id).flags&processing == 0 {
 		q.logger.Error(errNotProcessing, "Ignoring Done", "queue", q.name, "item", item)
 		return
 	}
@@ -81,7 +81,7 @@ func (q *PriorityQueue[T]) Done(item T) {
 	}
 	switch {
 	case st.flags&dirty != 0:
-		q.ready.push(int32(id), now)
+		q.ready.push(id, now)
 		q.wakeWorker()
 	case st.flags == 0:
 		q.forget(id, h)
@@ -96,7 +96,7 @@ func (q *PriorityQueue[T]) Done(item T) {
 
 // forget removes item id, whose hash is h and which has no flag left;
 // q.mu is held.
-func (q *PriorityQueue[T]) forget(id int, h uint64) {
+func (q *PriorityQueue[T]) forget(id int32, h uint64) {
 	q.ready.flows.release(q.items.at(id).flow)
 	q.items.remove(id, h)
 }
@@ -141,9 +141,9 @@ func (q *PriorityQueue[T]) shutDownLocked() {
 	}
 	q.closed.Store(true)
 	q.waiting.drop(func(w waitState) {
-		st := q.items.at(int(w.id))
+		st := q.items.at(w.id)
 		if st.flags &^= waiting; st.flags == 0 {
-			q.forget(int(w.id), hashItem(q.seed, st.item))
+			q.forget(w.id, hashItem(q.seed, st.item))
 		}
 	})
 	close(q.stop)
@@ -167,8 +167,7 @@ func (q *PriorityQueue[T]) promoteDue(now time.Duration) (next time.Duration, ok
 			return next, ok
 		}
 		if s.live {
-			id := s.val.id
-			q.makeDirty(id, q.items.at(int(id))) // cancels the slot
+			q.makeDirty(s.val.id, q.items.at(s.val.id)) // cancels the slot
 		}
 		q.waiting.release(slot)
 	}

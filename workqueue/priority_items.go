@@ -56,28 +56,28 @@ const minRecords = 64
 
 // at returns record id, as find or upsert returned it. The pointer is
 // valid until an item is next added or removed.
-func (s *priorityItems[T]) at(id int) *priorityItem[T] { return &s.recs[id] }
+func (s *priorityItems[T]) at(id int32) *priorityItem[T] { return &s.recs[id] }
 
-// find returns the record id of item, whose hash is h, or -1.
-func (s *priorityItems[T]) find(h uint64, item T) int {
+// find returns the record id of item, whose hash is h, or none.
+func (s *priorityItems[T]) find(h uint64, item T) int32 {
 	if len(s.index) == 0 {
-		return -1
+		return none
 	}
 	mask, h32 := uint32(len(s.index)-1), uint32(h)
 	for i := h32 & mask; ; i = (i + 1) & mask {
 		e := s.index[i]
 		if e.ref == 0 {
-			return -1
+			return none
 		}
 		if e.hash == h32 && s.recs[e.ref-1].item == item {
-			return int(e.ref - 1)
+			return int32(e.ref - 1)
 		}
 	}
 }
 
 // upsert returns the record id of item, whose hash is h, adding a record
 // with no flag if item is not held.
-func (s *priorityItems[T]) upsert(h uint64, item T) int {
+func (s *priorityItems[T]) upsert(h uint64, item T) int32 {
 	h32 := uint32(h)
 	if len(s.index) > 0 {
 		mask := uint32(len(s.index) - 1)
@@ -90,7 +90,7 @@ func (s *priorityItems[T]) upsert(h uint64, item T) int {
 				break // full enough to grow first
 			}
 			if e.hash == h32 && s.recs[e.ref-1].item == item {
-				return int(e.ref - 1)
+				return int32(e.ref - 1)
 			}
 		}
 	}
@@ -103,7 +103,7 @@ func (s *priorityItems[T]) upsert(h uint64, item T) int {
 	return s.insertAt(&s.index[i], h32, item)
 }
 
-func (s *priorityItems[T]) insertAt(e *indexSlot, h32 uint32, item T) int {
+func (s *priorityItems[T]) insertAt(e *indexSlot, h32 uint32, item T) int32 {
 	var id int32
 	if s.free != 0 {
 		id = s.free - 1
@@ -117,12 +117,12 @@ func (s *priorityItems[T]) insertAt(e *indexSlot, h32 uint32, item T) int {
 	s.n++
 	s.shrink.recs.grew(s.n)
 	s.shrink.index.grew(s.n)
-	return int(id)
+	return id
 }
 
 // remove forgets item id, whose hash is h: its record is cleared, so
 // that the queue holds no reference to the item, and freed.
-func (s *priorityItems[T]) remove(id int, h uint64) {
+func (s *priorityItems[T]) remove(id int32, h uint64) {
 	mask := uint32(len(s.index) - 1)
 	i := uint32(h) & mask
 	for s.index[i].ref != uint32(id)+1 {
@@ -130,7 +130,7 @@ func (s *priorityItems[T]) remove(id int, h uint64) {
 	}
 	s.deleteAt(i)
 	s.recs[id] = priorityItem[T]{inSub: link{next: s.free}}
-	s.free = int32(id) + 1
+	s.free = id + 1
 	if s.n--; s.n > 0 {
 		return
 	}

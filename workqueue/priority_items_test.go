@@ -12,7 +12,7 @@ import (
 // outnumber the most items held at once.
 func TestPriorityItemsMatchMap(t *testing.T) {
 	var s priorityItems[int]
-	model := map[int]int{} // key -> record id
+	model := map[int]int32{} // key -> record id
 	r := rand.New(rand.NewPCG(3, 4))
 	peak := 0
 	for op := range 200_000 {
@@ -36,7 +36,7 @@ func TestPriorityItemsMatchMap(t *testing.T) {
 		case 2:
 			want, ok := model[k]
 			if !ok {
-				want = -1
+				want = none
 			}
 			if id := s.find(h, k); id != want {
 				t.Fatalf("op %d: find(%d) = %d, want %d", op, k, id, want)
