@@ -40,7 +40,7 @@ type priorityItem[T comparable] struct {
 	inSub   link          // in its subqueue; in the free list, inSub.next
 	inAge   link          // in the age list, while not overdue
 	sub     int32         // its subqueue
-	flow    int32 // its flow, in the ready set's flow table
+	flow    int32         // its flow, in the ready set's flow table
 	slot    uint32
 	flags   uint8
 }
