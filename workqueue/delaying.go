@@ -77,7 +77,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 		q.waiting.cancel(st.slot) // the earlier deadline replaces it
 	}
 	st.flags |= waiting
-	slot, earliest := q.waiting.add(item, h, at)
+	slot, earliest := q.waiting.add(hashedItem[T]{item, h}, at)
 	st.slot = slot
 	if earliest {
 		// The timer must be moved up.
@@ -99,7 +99,7 @@ func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
 			return next, ok
 		}
 		if s.live {
-			q.makeDirty(s.item, s.hash, q.state(s.item, s.hash)) // cancels the slot
+			q.makeDirty(s.val.item, s.val.hash, q.state(s.val.item, s.val.hash)) // cancels the slot
 		}
 		q.waiting.release(slot)
 	}
@@ -108,23 +108,13 @@ func (q *Queue[T]) promoteDue(now time.Duration) (next time.Duration, ok bool) {
 // dropWaiting discards the items waiting for a deadline, at shutdown;
 // q.mu is held.
 func (q *Queue[T]) dropWaiting() {
-	dropWaiting(&q.waiting, &q.items, func(i int) {
+	q.waiting.drop(func(w hashedItem[T]) {
+		i := q.items.find(w.hash, w.item)
 		st := q.items.at(i)
 		if st.flags &^= waiting; st.flags == 0 {
 			q.items.deleteAt(i)
 		}
 	})
-}
-
-// dropWaiting empties a queue's delay heap at shutdown, calling
-// stopWaiting with the index in items of each item that was waiting.
-func dropWaiting[T comparable, V any](h *delayHeap[T], items *table[T, V], stopWaiting func(i int)) {
-	for i := range h.slots {
-		if s := &h.slots[i]; s.live {
-			stopWaiting(items.find(s.hash, s.item))
-		}
-	}
-	*h = delayHeap[T]{}
 }
 
 // runTimer sleeps until the earliest deadline, or until AddAfter brings

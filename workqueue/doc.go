@@ -174,4 +174,13 @@
 // queue holds no reference to the finished item (unless it was added
 // again): a queue of pointers does not keep finished objects alive. The
 // bench module compares this package with client-go's queue side by side.
+//
+// Memory grows with the items a queue holds, not with how often they are
+// added, and what a burst took is given back once the queue has emptied
+// after it a few times. A PriorityQueue keeps one record per item, in a
+// slice that its ready set links through, found by a hash index of 8-byte
+// slots; it needs no per-item map for its metrics either. For 10,000
+// NamespacedName keys that is about 115 bytes of heap per key, against
+// about 220 (300 with metrics) for a Queue, whose hash table slots hold
+// the key itself (BenchmarkQueueBytes measures both).
 package workqueue

@@ -7,8 +7,10 @@ import "time"
 // container/heap, whose interface{} Push and Pop would allocate for every
 // entry.
 //
-// A heap entry does not hold its item: it points to a slot that does, and
-// the item's state in the queue's table names that slot. When an item
+// A heap entry does not hold its item: it points to a slot that does,
+// with what the queue keeps about a waiting item (P: the item and its
+// hash for a Queue, the item's record for a PriorityQueue), and the
+// item's state in the queue names that slot. When an item
 // stops waiting before its deadline (a plain Add makes it ready, or an
 // earlier deadline replaces the old one), cancel clears the slot at once,
 // so the queue lets go of the item, and leaves the heap entry in place:
@@ -17,9 +19,9 @@ import "time"
 // positions in the table and updating them on every swap. A slot is
 // reused only after its entry has left the heap, so an entry's slot is
 // never another item's.
-type delayHeap[T any] struct {
+type delayHeap[P any] struct {
 	entries []deadline
-	slots   []delaySlot[T]
+	slots   []delaySlot[P]
 	free    []uint32 // slots whose entries have left the heap
 	live    int      // slots holding an item
 	seq     uint64   // last deadline.seq handed out
@@ -39,18 +41,17 @@ func (d *deadline) before(o *deadline) bool {
 	return d.at < o.at || (d.at == o.at && d.seq < o.seq)
 }
 
-// delaySlot holds a waiting item; live is false once the slot is
+// delaySlot holds a waiting item, val; live is false once the slot is
 // cancelled or empty.
-type delaySlot[T any] struct {
-	item T
-	hash uint64
+type delaySlot[P any] struct {
+	val  P
 	at   time.Duration
 	live bool
 }
 
-// add makes item, whose hash is h, wait until at. It returns its slot and
-// reports whether at is now the earliest deadline.
-func (h *delayHeap[T]) add(item T, hash uint64, at time.Duration) (slot uint32, earliest bool) {
+// add makes the item that val describes wait until at. It returns its
+// slot and reports whether at is now the earliest deadline.
+func (h *delayHeap[P]) add(val P, at time.Duration) (slot uint32, earliest bool) {
 	// Keep dead entries from piling up (an item that keeps being added
 	// directly and delayed again) while paying for the rebuild at most
 	// once per as many adds as the heap holds live entries.
@@ -62,9 +63,9 @@ func (h *delayHeap[T]) add(item T, hash uint64, at time.Duration) (slot uint32, 
 		h.free = h.free[:n-1]
 	} else {
 		slot = uint32(len(h.slots))
-		h.slots = append(h.slots, delaySlot[T]{})
+		h.slots = append(h.slots, delaySlot[P]{})
 	}
-	h.slots[slot] = delaySlot[T]{item: item, hash: hash, at: at, live: true}
+	h.slots[slot] = delaySlot[P]{val: val, at: at, live: true}
 	h.live++
 	h.seq++
 	h.push(deadline{at: at, seq: h.seq, slot: slot})
@@ -72,12 +73,15 @@ func (h *delayHeap[T]) add(item T, hash uint64, at time.Duration) (slot uint32, 
 }
 
 // at returns the deadline of the live slot.
-func (h *delayHeap[T]) at(slot uint32) time.Duration { return h.slots[slot].at }
+func (h *delayHeap[P]) at(slot uint32) time.Duration { return h.slots[slot].at }
+
+// val returns what the live slot holds about its item.
+func (h *delayHeap[P]) val(slot uint32) *P { return &h.slots[slot].val }
 
 // cancel ends the wait in a live slot and lets go of its item; its heap
 // entry is now dead.
-func (h *delayHeap[T]) cancel(slot uint32) {
-	h.slots[slot] = delaySlot[T]{}
+func (h *delayHeap[P]) cancel(slot uint32) {
+	h.slots[slot] = delaySlot[P]{}
 	h.live--
 }
 
@@ -85,7 +89,7 @@ func (h *delayHeap[T]) cancel(slot uint32) {
 // returns its slot, which the caller must cancel if it is live and then
 // release. Otherwise it returns how long until the earliest deadline, or
 // reports that the heap is empty.
-func (h *delayHeap[T]) popDue(now time.Duration) (s *delaySlot[T], slot uint32, next time.Duration, ok bool) {
+func (h *delayHeap[P]) popDue(now time.Duration) (s *delaySlot[P], slot uint32, next time.Duration, ok bool) {
 	if len(h.entries) == 0 {
 		return nil, 0, 0, false
 	}
@@ -97,9 +101,9 @@ func (h *delayHeap[T]) popDue(now time.Duration) (s *delaySlot[T], slot uint32, 
 }
 
 // release makes a slot whose entry has left the heap free for reuse.
-func (h *delayHeap[T]) release(slot uint32) { h.free = append(h.free, slot) }
+func (h *delayHeap[P]) release(slot uint32) { h.free = append(h.free, slot) }
 
-func (h *delayHeap[T]) push(d deadline) {
+func (h *delayHeap[P]) push(d deadline) {
 	h.entries = append(h.entries, d)
 	s := h.entries
 	for i := len(s) - 1; i > 0; {
@@ -113,7 +117,7 @@ func (h *delayHeap[T]) push(d deadline) {
 }
 
 // pop removes the earliest entry; the heap must not be empty.
-func (h *delayHeap[T]) pop() deadline {
+func (h *delayHeap[P]) pop() deadline {
 	s := h.entries
 	top := s[0]
 	last := len(s) - 1
@@ -123,7 +127,7 @@ func (h *delayHeap[T]) pop() deadline {
 	return top
 }
 
-func (h *delayHeap[T]) down(i int) {
+func (h *delayHeap[P]) down(i int) {
 	s := h.entries
 	for {
 		least := i
@@ -142,7 +146,7 @@ func (h *delayHeap[T]) down(i int) {
 
 // compact drops the dead entries, freeing their slots, and restores the
 // heap order, in linear time.
-func (h *delayHeap[T]) compact() {
+func (h *delayHeap[P]) compact() {
 	s := h.entries
 	n := 0
 	for _, d := range s {
@@ -157,4 +161,15 @@ func (h *delayHeap[T]) compact() {
 	for i := n/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
+}
+
+// drop empties the heap, at shutdown, calling stopWaiting with what each
+// live slot held about its item.
+func (h *delayHeap[P]) drop(stopWaiting func(val P)) {
+	for i := range h.slots {
+		if s := &h.slots[i]; s.live {
+			stopWaiting(s.val)
+		}
+	}
+	*h = delayHeap[P]{}
 }

@@ -64,9 +64,9 @@ func getAsync[T comparable](q *Queue[T]) <-chan getResult[T] {
 	return ch
 }
 
-// mustGet returns the next item, failing the test if the queue is shut
-// down and empty.
-func mustGet[T comparable](t *testing.T, q *Queue[T]) T {
+// mustGet returns the next item of any of the queues, failing the test
+// if the queue is shut down and empty.
+func mustGet[T comparable](t *testing.T, q interface{ Get() (T, bool) }) T {
 	t.Helper()
 	item, shutdown := q.Get()
 	if shutdown {

@@ -91,22 +91,32 @@ func newQueueMetricsWithDepth[T comparable](p MetricsProvider, name string, dept
 
 // added records that item became dirty at now.
 func (m *queueMetrics[T]) added(item T, now time.Duration) {
-	m.adds.Inc()
-	m.dirty++
-	m.depth.Set(float64(m.dirty))
+	m.countAdded()
 	if _, ok := m.addedAt[item]; !ok {
 		m.addedAt[item] = now
 	}
 }
 
+// countAdded counts an item that became dirty.
+func (m *queueMetrics[T]) countAdded() {
+	m.adds.Inc()
+	m.dirty++
+	m.depth.Set(float64(m.dirty))
+}
+
 // handedOut records that Get gave item to a worker at now.
 func (m *queueMetrics[T]) handedOut(item T, now time.Duration) {
-	m.dirty--
-	m.depth.Set(float64(m.dirty))
 	if at, ok := m.addedAt[item]; ok {
 		m.latency.Observe((now - at).Seconds())
 		delete(m.addedAt, item)
 	}
+	m.started(item, now)
+}
+
+// started records that item, no longer dirty, was handed out at now.
+func (m *queueMetrics[T]) started(item T, now time.Duration) {
+	m.dirty--
+	m.depth.Set(float64(m.dirty))
 	m.startedAt[item] = now
 }
 

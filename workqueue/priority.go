@@ -45,10 +45,10 @@ type PriorityQueue[T comparable] struct {
 	waking   int       // workers woken that have not yet returned from Wait
 	draining bool
 
-	items      table[T, priorityState] // every item that is queued, processing or waiting
+	items      priorityItems[T] // every item that is queued, processing or waiting
 	ready      readySet[T]
 	processing int
-	waiting    delayHeap[T] // items waiting for AddAfter or the debounce
+	waiting    delayHeap[waitState] // items waiting for AddAfter or the debounce
 	wake       chan struct{}
 	stop       chan struct{}
 	wg         sync.WaitGroup
@@ -62,19 +62,12 @@ type PriorityQueue[T comparable] struct {
 	logger logr.Logger
 }
 
-// priorityState is what a PriorityQueue keeps per item. The flags are
-// Queue's (dirty, processing, waiting), with the same rules; node names
-// the item's node in the ready set while it is dirty and not processing,
-// slot its delay slot while waiting.
-type priorityState struct {
-	prio     int           // pending priority; the one handed out while only processing
-	reasons  Reasons       // pending reasons
-	afterAt  time.Duration // while waiting: the earliest AddAfter deadline, or never
-	burstEnd time.Duration // while waiting: the debounce's latest deadline, or never
-	node     int32
-	flow     int32
-	slot     uint32
-	flags    uint8
+// waitState is what a PriorityQueue's delay slot holds about its item:
+// what only a waiting item needs, kept out of every item's record.
+type waitState struct {
+	id       int32         // the item's record
+	afterAt  time.Duration // the earliest AddAfter deadline, or never
+	burstEnd time.Duration // the debounce's latest deadline, or never
 }
 
 const never = time.Duration(math.MaxInt64)
@@ -134,7 +127,7 @@ func NewPriority[T comparable](limiter RateLimiter[T], opts ...Option) *Priority
 	q.nonEmpty.L = &q.mu
 	q.drained.L = &q.mu
 	q.seed = maphash.MakeSeed()
-	q.ready.init()
+	q.ready.init(&q.items)
 	q.wake = make(chan struct{}, 1)
 	q.stop = make(chan struct{})
 	q.name, q.clock, q.logger = o.name, o.clock, o.logger
@@ -230,7 +223,8 @@ func (q *PriorityQueue[T]) add(item T, a addArgs) {
 			l.Info("Negative delay, adding the item now", "queue", q.name, "item", item, "delay", a.delay)
 		}
 	}
-	st := q.items.upsert(h, item)
+	id := q.items.upsert(h, item)
+	st := q.items.at(id)
 	known, pending := st.flags != 0, st.flags&(dirty|waiting) != 0
 	prio := 0
 	switch {
@@ -253,61 +247,63 @@ func (q *PriorityQueue[T]) add(item T, a addArgs) {
 	switch {
 	case st.flags&dirty != 0:
 		if prio != old {
-			q.reprioritize(st, old)
+			q.reprioritize(id, st, old)
 		}
 	case a.delay > 0 || !a.requeue && q.window > 0:
-		q.wait(item, h, st, a.delay)
+		q.wait(id, st, a.delay)
 	default:
-		q.makeDirty(item, h, st)
+		q.makeDirty(id, st)
 	}
 }
 
 // reprioritize follows the change of a dirty item's priority from old;
 // q.mu is held.
-func (q *PriorityQueue[T]) reprioritize(st *priorityState, old int) {
+func (q *PriorityQueue[T]) reprioritize(id int32, st *priorityItem[T], old int) {
 	if st.flags&processing == 0 {
-		q.ready.bump(st.node, st.prio)
+		q.ready.bump(id, st.prio)
 	}
 	if q.metrics != nil {
 		q.metrics.reprioritized(old, st.prio)
 	}
 }
 
-// wait makes item, which is not dirty, wait: for delay if it is positive,
-// otherwise for the debounce. The item becomes ready at the earliest of
-// its AddAfter deadlines and the end of its debounce, which each
-// debounced add moves to window from now, but never past maxDelay after
-// the first. q.mu is held.
-func (q *PriorityQueue[T]) wait(item T, h uint64, st *priorityState, delay time.Duration) {
+// wait makes item id, which is not dirty and whose record is st, wait:
+// for delay if it is positive, otherwise for the debounce. The item
+// becomes ready at the earliest of its AddAfter deadlines and the end of
+// its debounce, which each debounced add moves to window from now, but
+// never past maxDelay after the first. q.mu is held.
+func (q *PriorityQueue[T]) wait(id int32, st *priorityItem[T], delay time.Duration) {
 	now := q.now()
-	if st.flags&waiting == 0 {
-		st.afterAt, st.burstEnd = never, never
+	w := waitState{id: id, afterAt: never, burstEnd: never}
+	if st.flags&waiting != 0 {
+		w = *q.waiting.val(st.slot)
 	}
-	due := st.afterAt
+	due := w.afterAt
 	if delay > 0 {
-		st.afterAt = min(st.afterAt, after(now, delay))
-		due = st.afterAt
+		w.afterAt = min(w.afterAt, after(now, delay))
+		due = w.afterAt
 		if st.flags&waiting != 0 {
 			due = min(due, q.waiting.at(st.slot))
 		}
 	} else {
-		if st.burstEnd == never {
-			st.burstEnd = after(now, q.maxDelay)
+		if w.burstEnd == never {
+			w.burstEnd = after(now, q.maxDelay)
 		}
-		due = min(due, after(now, q.window), st.burstEnd)
+		due = min(due, after(now, q.window), w.burstEnd)
 	}
 	if due <= now {
-		q.makeDirty(item, h, st)
+		q.makeDirty(id, st)
 		return
 	}
 	if st.flags&waiting != 0 {
 		if q.waiting.at(st.slot) == due {
+			*q.waiting.val(st.slot) = w
 			return
 		}
 		q.waiting.cancel(st.slot)
 	}
 	st.flags |= waiting
-	slot, earliest := q.waiting.add(item, h, due)
+	slot, earliest := q.waiting.add(w, due)
 	st.slot = slot
 	if earliest {
 		select { // the timer must be moved up
@@ -320,10 +316,9 @@ func (q *PriorityQueue[T]) wait(item T, h uint64, st *priorityState, delay time.
 // after returns now+d, saturating rather than wrapping.
 func after(now, d time.Duration) time.Duration { return now + min(d, math.MaxInt64-now) }
 
-// makeDirty marks item, whose hash is h and whose state is st, as needing
-// processing: ready now, or at Done if it is being processed. q.mu is
-// held.
-func (q *PriorityQueue[T]) makeDirty(item T, h uint64, st *priorityState) {
+// makeDirty marks item id, whose record is st, as needing processing:
+// ready now, or at Done if it is being processed. q.mu is held.
+func (q *PriorityQueue[T]) makeDirty(id int32, st *priorityItem[T]) {
 	if st.flags&waiting != 0 {
 		st.flags &^= waiting
 		q.waiting.cancel(st.slot)
@@ -334,11 +329,11 @@ func (q *PriorityQueue[T]) makeDirty(item T, h uint64, st *priorityState) {
 		now = q.now()
 	}
 	if st.flags&processing == 0 {
-		st.node = q.ready.push(item, h, st.prio, st.flow, now)
+		q.ready.push(id, now)
 		q.wakeWorker()
 	}
 	if q.metrics != nil {
-		q.metrics.added(item, now, st.prio)
+		q.metrics.added(id, st.flags&processing != 0, now, st.prio)
 	}
 }
 

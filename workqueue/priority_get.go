@@ -46,14 +46,14 @@ func (q *PriorityQueue[T]) get() (item T, prio int, reasons Reasons, shutdown bo
 			q.ready.promote(now - q.maxWait)
 		}
 	}
-	item, h := q.ready.pop()
-	st := q.items.at(q.items.find(h, item))
-	prio, reasons = st.prio, st.reasons
+	id := q.ready.pop()
+	st := q.items.at(id)
+	item, prio, reasons = st.item, st.prio, st.reasons
 	st.reasons = 0
 	st.flags = processing // was dirty, and a dirty item does not wait
 	q.processing++
 	if q.metrics != nil {
-		q.metrics.handedOut(item, now, prio)
+		q.metrics.handedOut(item, id, now, st.readyAt, prio)
 	}
 	return item, prio, reasons, false
 }
@@ -67,13 +67,13 @@ func (q *PriorityQueue[T]) Done(item T) {
 	h := hashItem(q.seed, item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	i := q.items.find(h, item)
-	if i < 0 || q.items.at(i).flags&processing == 0 {
+	id := q.items.find(h, item)
+	if id == none || q.items.at(id).flags&processing == 0 {
 		q.logger.Error(errNotProcessing, "Ignoring Done", "queue", q.name, "item", item)
 		return
 	}
 	q.processing--
-	st := q.items.at(i)
+	st := q.items.at(id)
 	st.flags &^= processing
 	var now time.Duration
 	if st.flags&dirty != 0 || q.metrics != nil {
@@ -81,10 +81,10 @@ func (q *PriorityQueue[T]) Done(item T) {
 	}
 	switch {
 	case st.flags&dirty != 0:
-		st.node = q.ready.push(item, h, st.prio, st.flow, now)
+		q.ready.push(id, now)
 		q.wakeWorker()
 	case st.flags == 0:
-		q.forget(i)
+		q.forget(id, h)
 	}
 	if q.metrics != nil {
 		q.metrics.done(item, now)
@@ -94,11 +94,11 @@ func (q *PriorityQueue[T]) Done(item T) {
 	}
 }
 
-// forget deletes the entry in slot i of the item table, which has no
-// flag left; q.mu is held.
-func (q *PriorityQueue[T]) forget(i int) {
-	q.ready.flows.release(q.items.at(i).flow)
-	q.items.deleteAt(i)
+// forget removes item id, whose hash is h and which has no flag left;
+// q.mu is held.
+func (q *PriorityQueue[T]) forget(id int32, h uint64) {
+	q.ready.flows.release(q.items.at(id).flow)
+	q.items.remove(id, h)
 }
 
 // idle reports whether no item is ready or being processed; q.mu is held.
@@ -140,10 +140,10 @@ func (q *PriorityQueue[T]) shutDownLocked() {
 		return
 	}
 	q.closed.Store(true)
-	dropWaiting(&q.waiting, &q.items, func(i int) {
-		st := q.items.at(i)
+	q.waiting.drop(func(w waitState) {
+		st := q.items.at(w.id)
 		if st.flags &^= waiting; st.flags == 0 {
-			q.forget(i)
+			q.forget(w.id, hashItem(q.seed, st.item))
 		}
 	})
 	close(q.stop)
@@ -167,7 +167,7 @@ func (q *PriorityQueue[T]) promoteDue(now time.Duration) (next time.Duration, ok
 			return next, ok
 		}
 		if s.live {
-			q.makeDirty(s.item, s.hash, q.items.at(q.items.find(s.hash, s.item))) // cancels the slot
+			q.makeDirty(s.val.id, q.items.at(s.val.id)) // cancels the slot
 		}
 		q.waiting.release(slot)
 	}

@@ -41,12 +41,13 @@ const otherPriorities = "exceeded_cardinality_limit"
 // priorityMetrics is a PriorityQueue's metrics: the plain queue's, with
 // workqueue_depth labelled by priority when the provider can.
 type priorityMetrics[T comparable] struct {
-	*queueMetrics[T]
-	provider           PriorityMetricsProvider // nil when depth is not labelled
-	name               string
-	depths             map[int]*priorityDepth // the labelled priorities
-	other              *priorityDepth
-	flows, largestFlow Gauge // nil until the queue sees a flow
+	*queueMetrics[T]                             // its addedAt stays empty; see added
+	addedWhileProcessing map[int32]time.Duration // by record id
+	provider             PriorityMetricsProvider // nil when depth is not labelled
+	name                 string
+	depths               map[int]*priorityDepth // the labelled priorities
+	other                *priorityDepth
+	flows, largestFlow   Gauge // nil until the queue sees a flow
 }
 
 type priorityDepth struct {
@@ -60,13 +61,14 @@ func newPriorityMetrics[T comparable](p MetricsProvider, name string) *priorityM
 	}
 	pp, ok := p.(PriorityMetricsProvider)
 	if !ok {
-		return &priorityMetrics[T]{queueMetrics: newQueueMetrics[T](p, name)}
+		return &priorityMetrics[T]{queueMetrics: newQueueMetrics[T](p, name), addedWhileProcessing: map[int32]time.Duration{}}
 	}
 	return &priorityMetrics[T]{
-		queueMetrics: newQueueMetricsWithDepth[T](p, name, discardGauge{}),
-		provider:     pp,
-		name:         name,
-		depths:       map[int]*priorityDepth{},
+		queueMetrics:         newQueueMetricsWithDepth[T](p, name, discardGauge{}),
+		addedWhileProcessing: map[int32]time.Duration{},
+		provider:             pp,
+		name:                 name,
+		depths:               map[int]*priorityDepth{},
 	}
 }
 
@@ -76,13 +78,30 @@ type discardGauge struct{}
 
 func (discardGauge) Set(float64) {}
 
-func (m *priorityMetrics[T]) added(item T, now time.Duration, prio int) {
-	m.queueMetrics.added(item, now)
+// added records that item id became dirty at now. Its queue duration
+// runs from then to its hand-out. An item that is not being processed
+// became ready then too, and its record's readyAt, which the hand-out
+// passes in, says so: no map keeps the time of every queued item, as
+// Queue's addedAt does. An item being processed becomes ready only at
+// Done, so the time it was added is kept here until its hand-out.
+func (m *priorityMetrics[T]) added(id int32, processing bool, now time.Duration, prio int) {
+	m.countAdded()
+	if processing {
+		m.addedWhileProcessing[id] = now
+	}
 	m.depth(prio, 1)
 }
 
-func (m *priorityMetrics[T]) handedOut(item T, now time.Duration, prio int) {
-	m.queueMetrics.handedOut(item, now)
+// handedOut records that Get gave item id, which became ready at
+// readyAt, to a worker at now.
+func (m *priorityMetrics[T]) handedOut(item T, id int32, now, readyAt time.Duration, prio int) {
+	addedAt := readyAt
+	if at, ok := m.addedWhileProcessing[id]; ok {
+		addedAt = at
+		delete(m.addedWhileProcessing, id)
+	}
+	m.latency.Observe((now - addedAt).Seconds())
+	m.started(item, now)
 	m.depth(prio, -1)
 }
 

@@ -109,3 +109,44 @@ func TestPriorityMetricsFlows(t *testing.T) {
 		return flows == 3 && largest == 5 // the default flow (x), big and small
 	})
 }
+
+// TestPriorityMetricsQueueDuration checks workqueue_queue_duration_seconds
+// of a PriorityQueue, which keeps no per-item map for it: from the add
+// to the hand-out, for an item added while it is processed too (not from
+// its Done, when it becomes ready), and from the end of a delay.
+func TestPriorityMetricsQueueDuration(t *testing.T) {
+	clock := newFakeClock()
+	m := newFakePriorityMetrics()
+	q := NewPriority[string](nil, WithClock(clock), WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	for i := range 100 {
+		q.Add(fmt.Sprint("filler-", i))
+	}
+	q.AddWithOpts(AddOpts{Priority: prio(1)}, "a")
+	clock.Step(2 * time.Second)
+	a, _ := q.Get()
+	m.expect(t, "latency", 2, 1)
+	clock.Step(time.Second)
+	q.AddWithOpts(AddOpts{Priority: prio(1)}, a) // at 3s
+	clock.Step(4 * time.Second)
+	q.Done(a) // ready at 7s
+	clock.Step(time.Second)
+	if got, _, _ := getP(t, q); got != a {
+		t.Fatalf("Get = %q, want %q", got, a)
+	}
+	m.expect(t, "latency", 5, 2) // since the add at 3s
+	q.Done(a)
+	q.AddWithOpts(AddOpts{Priority: prio(1), After: time.Second}, "b")
+	clock.Step(time.Second)
+	q.promote()
+	clock.Step(2 * time.Second)
+	if got, _, _ := getP(t, q); got != "b" {
+		t.Fatalf("Get = %q, want b", got)
+	}
+	m.expect(t, "latency", 2, 3)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if n, w := len(q.metrics.addedAt), len(q.metrics.addedWhileProcessing); n != 0 || w != 0 {
+		t.Errorf("%d items in addedAt, %d in addedWhileProcessing, with 100 queued; want none", n, w)
+	}
+}

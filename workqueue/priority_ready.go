@@ -24,34 +24,26 @@ import "time"
 // as if it had just been added there, but keeps its place in the age
 // list: its wait counts from when it became ready.
 //
-// Nodes and subqueues live in slices and link to each other by index
-// (-1 for none), with free lists, so that a queue in steady state does
-// not allocate. All of it is guarded by the queue's lock.
+// The ready items are the queue's records (priorityItems), which the set
+// links by their ids: a record's readyAt, inSub, inAge and sub are the
+// set's while the item is ready. Records and subqueues live in slices
+// and link to each other by index (-1 for none), subqueues with a free
+// list, so that a queue in steady state does not allocate. All of it is
+// guarded by the queue's lock.
 type readySet[T comparable] struct {
-	nodes    []readyNode[T]
-	freeNode int32 // a free node, linked through inSub.next; none when none
-	subs     []subqueue
-	freeSub  int32 // a free subqueue, linked through inRound.next
-	levels   []level
-	overdue  level
-	age      ends // nodes not overdue, by inAge
-	flows    flowTable
-	n        int // ready items
-	shrink   shrinkPolicy
-}
-
-type readyNode[T comparable] struct {
-	item    T
-	hash    uint64
-	readyAt time.Duration
-	inSub   link // in its subqueue, oldest first
-	inAge   link // in the age list, while not overdue
-	sub     int32
+	items   *priorityItems[T] // the queue's
+	subs    []subqueue
+	freeSub int32 // a free subqueue, linked through inRound.next
+	levels  []level
+	overdue level
+	age     ends // records not overdue, by inAge
+	flows   flowTable
+	n       int // ready items
 }
 
 // subqueue holds one flow's items at one level, oldest first.
 type subqueue struct {
-	items   ends // nodes, by inSub
+	items   ends // records, by inSub
 	inRound link // in the level's round
 	prio    int  // the level, unless overdue
 	flow    int32
@@ -102,35 +94,34 @@ func (e *ends) remove(links func(int32) *link, i int32) {
 	}
 }
 
-func (r *readySet[T]) inSub(nd int32) *link  { return &r.nodes[nd].inSub }
-func (r *readySet[T]) inAge(nd int32) *link  { return &r.nodes[nd].inAge }
-func (r *readySet[T]) inRound(s int32) *link { return &r.subs[s].inRound }
+func (r *readySet[T]) rec(nd int32) *priorityItem[T] { return &r.items.recs[nd] }
+func (r *readySet[T]) inSub(nd int32) *link          { return &r.items.recs[nd].inSub }
+func (r *readySet[T]) inAge(nd int32) *link          { return &r.items.recs[nd].inAge }
+func (r *readySet[T]) inRound(s int32) *link         { return &r.subs[s].inRound }
 
-func (r *readySet[T]) init() {
-	r.freeNode, r.freeSub = none, none
+// init makes the set empty; it links the records of items.
+func (r *readySet[T]) init(items *priorityItems[T]) {
+	r.items = items
+	r.freeSub = none
 	r.overdue = level{round: noEnds}
 	r.age = noEnds
 	r.flows.init()
 }
 
-// push adds item, whose hash is h, at priority prio in flow, ready since
-// now, and returns its node.
-func (r *readySet[T]) push(item T, h uint64, prio int, flow int32, now time.Duration) int32 {
-	nd := r.newNode()
-	n := &r.nodes[nd]
-	n.item, n.hash, n.readyAt = item, h, now
+// push adds record nd, at its priority in its flow, ready since now.
+func (r *readySet[T]) push(nd int32, now time.Duration) {
+	rec := r.rec(nd)
+	rec.readyAt = now
 	r.age.push(r.inAge, nd)
-	r.append(nd, r.subFor(prio, false, flow))
+	r.append(nd, r.subFor(rec.prio, false, rec.flow))
 	r.n++
-	r.shrink.grew(r.n)
-	r.flows.readyChanged(flow, 1)
-	return nd
+	r.flows.readyChanged(rec.flow, 1)
 }
 
-// bump moves the node to priority prio, behind the items already there;
-// an overdue node stays where it is.
+// bump moves record nd to priority prio, behind the items already there;
+// an overdue record stays where it is.
 func (r *readySet[T]) bump(nd int32, prio int) {
-	s := r.nodes[nd].sub
+	s := r.rec(nd).sub
 	if r.subs[s].overdue || r.subs[s].prio == prio {
 		return
 	}
@@ -142,9 +133,9 @@ func (r *readySet[T]) bump(nd int32, prio int) {
 // promote moves the items that became ready at or before cutoff to the
 // overdue level, oldest first.
 func (r *readySet[T]) promote(cutoff time.Duration) {
-	for nd := r.age.head; nd != none && r.nodes[nd].readyAt <= cutoff; nd = r.age.head {
+	for nd := r.age.head; nd != none && r.rec(nd).readyAt <= cutoff; nd = r.age.head {
 		r.age.remove(r.inAge, nd)
-		flow := r.subs[r.nodes[nd].sub].flow
+		flow := r.subs[r.rec(nd).sub].flow
 		r.unlink(nd)
 		r.append(nd, r.subFor(0, true, flow))
 	}
@@ -156,11 +147,12 @@ func (r *readySet[T]) nextOverdue() (time.Duration, bool) {
 	if r.age.head == none {
 		return 0, false
 	}
-	return r.nodes[r.age.head].readyAt, true
+	return r.rec(r.age.head).readyAt, true
 }
 
-// pop removes the next item to hand out; the set must not be empty.
-func (r *readySet[T]) pop() (item T, h uint64) {
+// pop removes the next item to hand out and returns its record; the set
+// must not be empty.
+func (r *readySet[T]) pop() int32 {
 	lv := &r.overdue
 	if lv.n == 0 {
 		lv = &r.levels[0]
@@ -171,21 +163,13 @@ func (r *readySet[T]) pop() (item T, h uint64) {
 		lv.round.remove(r.inRound, s)
 		lv.round.push(r.inRound, s)
 	}
-	n := &r.nodes[nd]
-	item, h = n.item, n.hash
 	if !r.subs[s].overdue {
 		r.age.remove(r.inAge, nd)
 	}
 	r.flows.readyChanged(r.subs[s].flow, -1)
 	r.unlink(nd)
-	r.freeNodeAt(nd)
 	r.n--
-	if r.n == 0 && r.shrink.emptied(cap(r.nodes), minFIFO) {
-		// Every node is free: start again with half the room.
-		r.nodes = make([]readyNode[T], 0, cap(r.nodes)/2)
-		r.freeNode = none
-	}
-	return item, h
+	return nd
 }
 
 // levelFor returns the level of prio, or the overdue level, creating the
@@ -240,18 +224,18 @@ func (r *readySet[T]) subFor(prio int, overdue bool, flow int32) int32 {
 	return s
 }
 
-// append puts node nd at the tail of subqueue s.
+// append puts record nd at the tail of subqueue s.
 func (r *readySet[T]) append(nd, s int32) {
-	r.nodes[nd].sub = s
+	r.rec(nd).sub = s
 	sub := &r.subs[s]
 	sub.items.push(r.inSub, nd)
 	r.levelFor(sub.prio, sub.overdue).n++
 }
 
-// unlink takes node nd out of its subqueue, and drops the subqueue, and
-// its level, if that leaves them empty.
+// unlink takes record nd out of its subqueue, and drops the subqueue,
+// and its level, if that leaves them empty.
 func (r *readySet[T]) unlink(nd int32) {
-	s := r.nodes[nd].sub
+	s := r.rec(nd).sub
 	sub := &r.subs[s]
 	sub.items.remove(r.inSub, nd)
 	lv := &r.overdue
@@ -279,20 +263,4 @@ func (r *readySet[T]) unlink(nd int32) {
 	if li >= 0 && lv.n == 0 {
 		r.levels = append(r.levels[:li], r.levels[li+1:]...)
 	}
-}
-
-func (r *readySet[T]) newNode() int32 {
-	if nd := r.freeNode; nd != none {
-		r.freeNode = r.nodes[nd].inSub.next
-		return nd
-	}
-	r.nodes = append(r.nodes, readyNode[T]{})
-	return int32(len(r.nodes) - 1)
-}
-
-// freeNodeAt clears node nd, so that the set holds no reference to its
-// item, and puts it on the free list.
-func (r *readySet[T]) freeNodeAt(nd int32) {
-	r.nodes[nd] = readyNode[T]{inSub: link{next: r.freeNode}}
-	r.freeNode = nd
 }

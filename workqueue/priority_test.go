@@ -320,8 +320,9 @@ func TestPriorityNoAllocations(t *testing.T) {
 	}
 }
 
-// TestPriorityGivesMemoryBackAfterABurst checks that the ready set's
-// nodes shrink once a burst is over and the queue keeps working after.
+// TestPriorityGivesMemoryBackAfterABurst checks that the item records and
+// their index shrink once a burst is over and the queue keeps working
+// after.
 func TestPriorityGivesMemoryBackAfterABurst(t *testing.T) {
 	q, _ := newFakePriority(t)
 	for i := range 4096 {
@@ -337,7 +338,10 @@ func TestPriorityGivesMemoryBackAfterABurst(t *testing.T) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if c := cap(q.ready.nodes); c >= 4096 {
-		t.Errorf("ready set keeps room for %d nodes after the burst", c)
+	if c := cap(q.items.recs); c >= 4096 {
+		t.Errorf("the queue keeps room for %d records after the burst", c)
+	}
+	if n := len(q.items.index); n >= 4096 {
+		t.Errorf("the queue keeps an index of %d slots after the burst", n)
 	}
 }

@@ -101,13 +101,13 @@ type Queue[T comparable] struct {
 	waking   int       // workers woken that have not yet returned from Wait
 	draining bool      // a ShutDownWithDrain is waiting
 
-	items      table[T, itemState] // every item that is queued, processing or waiting
-	fifo       fifo[T]             // ready items, behind the ring's
-	ring       readyRing[T]        // older ready items, for Get without the lock
-	processing int                 // recorded takes not yet Done
-	adds       inbox[T]            // Add calls not yet applied
-	waiting    delayHeap[T]        // items waiting for a deadline (DelayingQueue)
-	wake       chan struct{}       // tells runTimer of an earlier deadline
+	items      table[T, itemState]      // every item that is queued, processing or waiting
+	fifo       fifo[T]                  // ready items, behind the ring's
+	ring       readyRing[T]             // older ready items, for Get without the lock
+	processing int                      // recorded takes not yet Done
+	adds       inbox[T]                 // Add calls not yet applied
+	waiting    delayHeap[hashedItem[T]] // items waiting for a deadline (DelayingQueue)
+	wake       chan struct{}            // tells runTimer of an earlier deadline
 
 	stop chan struct{} // closed by the first shutdown
 	wg   sync.WaitGroup

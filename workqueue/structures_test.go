@@ -107,10 +107,10 @@ func TestDelayHeapOrdersByDeadlineThenAdd(t *testing.T) {
 	var want []entry
 	for item := range 1000 {
 		at := time.Duration(r.IntN(50))
-		slot, _ := h.add(item, uint64(item), at)
+		slot, _ := h.add(item, at)
 		if item%3 == 0 {
 			h.cancel(slot)
-			if s := h.slots[slot]; s.live || s.item != 0 {
+			if s := h.slots[slot]; s.live || s.val != 0 {
 				t.Fatalf("cancelled slot still holds %+v", s)
 			}
 			continue
@@ -124,7 +124,7 @@ func TestDelayHeapOrdersByDeadlineThenAdd(t *testing.T) {
 	slices.SortStableFunc(want, func(a, b entry) int { return int(a.at - b.at) })
 	for i, w := range want {
 		s, slot, _, ok := h.popDue(w.at)
-		if s == nil || !ok || !s.live || s.item != w.item || s.at != w.at {
+		if s == nil || !ok || !s.live || s.val != w.item || s.at != w.at {
 			t.Fatalf("pop %d = %+v, want %+v", i, s, w)
 		}
 		h.cancel(slot)
