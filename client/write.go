@@ -18,7 +18,7 @@ func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOpti
 	}
 	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
 		VersionedParams(first(opts), c.params).Body(obj)
-	return c.do(ctx, req, "create", obj.GetNamespace(), obj.GetName())
+	return c.write(ctx, req, "create", obj.GetNamespace(), obj.GetName())
 }
 
 // Update replaces obj and returns the object the server stored, failing
@@ -52,11 +52,13 @@ func (c *Client[T]) PatchStatus(ctx context.Context, namespace, name string, pt 
 // Delete deletes namespace/name. Deleting an object that is already gone
 // returns a NotFound API error.
 func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error {
-	err := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).Body(first(opts)).Do(ctx).Error()
-	if err != nil {
+	res := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
+		Name(name).Body(first(opts)).Do(ctx)
+	if err := res.Error(); err != nil {
 		return fmt.Errorf("delete %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
+	answer, _ := res.Get() // what the server said is only a hint for recordDelete
+	c.recordDelete(ctx, namespace, name, answer)
 	return nil
 }
 
@@ -86,7 +88,7 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 	if sub != "" {
 		req, verb = req.SubResource(sub), "update "+sub+" of"
 	}
-	return c.do(ctx, req, verb, obj.GetNamespace(), obj.GetName())
+	return c.write(ctx, req, verb, obj.GetNamespace(), obj.GetName())
 }
 
 // patch sends a patch of namespace/name or its subresource sub; verb
@@ -97,7 +99,7 @@ func (c *Client[T]) patch(ctx context.Context, verb, namespace, name, sub string
 	if sub != "" {
 		req, verb = req.SubResource(sub), verb+" "+sub+" of"
 	}
-	return c.do(ctx, req, verb, namespace, name)
+	return c.write(ctx, req, verb, namespace, name)
 }
 
 // do sends req and decodes the answer; namespace and name are for errors.
@@ -108,4 +110,14 @@ func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, 
 		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
 	}
 	return out, nil
+}
+
+// write sends req, a write, as do does, and records it for the running
+// reconcile.
+func (c *Client[T]) write(ctx context.Context, req *rest.Request, verb, namespace, name string) (T, error) {
+	out, err := c.do(ctx, req, verb, namespace, name)
+	if err == nil {
+		c.recordWrite(ctx, out)
+	}
+	return out, err
 }

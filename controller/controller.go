@@ -90,6 +90,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.started = true
 	c.queue = c.newQueue()
 	defer c.queue.ShutDown()
+	if c.opts.readYourWrites || c.opts.dropEchoes {
+		c.queue.gate = newWriteGate(c)
+		defer c.queue.gate.close()
+	}
 	var q handler.PriorityQueue = c.queue
 	if _, ok := c.opts.reconcileMetrics.(EventLatencyMetrics); ok {
 		c.times = &eventTimes{clock: c.opts.clock, first: map[Request]time.Time{}}

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/handler"
@@ -43,6 +45,13 @@ func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
 	}
 	q.times.mu.Unlock()
 	q.q.AddWithOpts(o, req)
+}
+
+// dropsEchoes and ownEcho are the controller queue's (see eventQueue).
+func (q stampedQueue) dropsEchoes() bool { return dropsEchoes(q.q) }
+
+func (q stampedQueue) ownEcho(req Request, uid types.UID, rv string) bool {
+	return q.q.(ownWrites).ownEcho(req, uid, rv)
 }
 
 // take returns how long ago an event asked for req, and forgets it.

@@ -31,6 +31,10 @@ type options struct {
 	maxWaitSet            bool
 	debounce, debounceMax time.Duration
 	debounceSet           bool
+
+	readYourWrites     bool
+	readYourWritesWait time.Duration
+	dropEchoes         bool
 }
 
 // Metrics receives what a controller does; metrics.Reconcile records it in
@@ -55,6 +59,22 @@ type ReasonMetrics interface {
 	Reasons(controller string, why reconcile.Reasons)
 }
 
+// WriteMetrics is a Metrics that also records how the controller waits
+// for its caches to show its own writes (WithReadYourWrites) and the
+// echoes of its writes it drops (WithDropOwnEchoes). metrics.Reconcile
+// implements it.
+type WriteMetrics interface {
+	Metrics
+	// Held is called when a request is first put back because its caches
+	// do not show its writes.
+	Held(controller string)
+	// HoldEnded is called when a held request is reconciled, with how
+	// long it was held and whether the wait bound ended the hold.
+	HoldEnded(controller string, held time.Duration, timedOut bool)
+	// EchoDropped is called for each echo of an own write dropped.
+	EchoDropped(controller string)
+}
+
 func newOptions(opts []Option) *options {
 	o := &options{
 		workers:          1,
@@ -63,6 +83,9 @@ func newOptions(opts []Option) *options {
 		log:              logr.Discard(),
 		clock:            clock.RealClock{},
 		priority:         true,
+
+		readYourWrites:     true,
+		readYourWritesWait: DefaultReadYourWritesTimeout,
 	}
 	for _, opt := range opts {
 		opt(o)
@@ -146,6 +169,45 @@ func WithDebounce(window, maxDelay time.Duration) Option {
 	return func(o *options) { o.debounce, o.debounceMax, o.debounceSet = window, maxDelay, true }
 }
 
+// DefaultReadYourWritesTimeout is how long WithReadYourWrites holds a
+// request for its caches at most, unless WithReadYourWritesTimeout says
+// otherwise.
+const DefaultReadYourWritesTimeout = 10 * time.Second
+
+// WithReadYourWrites sets whether a reconcile waits for the caches to show
+// the controller's own writes (default true): a reconcile of a request
+// never starts on a cache older than the last write a reconcile of the
+// same request made through package client, to the request's object or
+// to any other (a child it created, updated or deleted). A request whose
+// caches are behind is put back, without counting as a failure, and
+// queued again the moment the informer has processed the write's
+// resourceVersion (events and bookmarks count); after
+// WithReadYourWritesTimeout it runs anyway, and the metrics say so
+// (WriteMetrics). Writes by others stay eventually consistent, as in any
+// cache. See the package documentation.
+func WithReadYourWrites(on bool) Option { return func(o *options) { o.readYourWrites = on } }
+
+// WithReadYourWritesTimeout bounds how long WithReadYourWrites holds a
+// request (default DefaultReadYourWritesTimeout): a cache that does not
+// show a write by then is lagging badly, or cannot show it (an object its
+// selector leaves out), and the reconcile runs on what it has. It must be
+// positive.
+func WithReadYourWritesTimeout(d time.Duration) Option {
+	return func(o *options) { o.readYourWritesWait = d }
+}
+
+// WithDropOwnEchoes sets whether an update event that is the echo of the
+// controller's own write is dropped (default false): the event whose new
+// resourceVersion is the one a reconcile of the request it maps to got
+// back from writing that object. It saves one reconcile per write, and is
+// safe when that reconcile has nothing to do for the object's state that
+// it wrote itself: when the object's only input to the reconcile is what
+// the reconcile wrote, or when every write is followed by the reconcile's
+// own requeue. Changes by others are never dropped: each arrives as an
+// update of its own. Events mapped to other requests (another owner, a
+// mapping handler) are not dropped either.
+func WithDropOwnEchoes(on bool) Option { return func(o *options) { o.dropEchoes = on } }
+
 // validate checks the options that can be wrong, naming the option.
 func (o *options) validate() error {
 	switch {
@@ -159,6 +221,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("WithMaxWait(%s): must be positive", o.maxWait)
 	case o.debounceSet && o.debounce <= 0:
 		return fmt.Errorf("WithDebounce(%s, %s): the window must be positive", o.debounce, o.debounceMax)
+	case o.readYourWritesWait <= 0:
+		return fmt.Errorf("WithReadYourWritesTimeout(%s): must be positive", o.readYourWritesWait)
 	case o.debounceSet && o.debounceMax < o.debounce:
 		return fmt.Errorf("WithDebounce(%s, %s): the maximum delay must be at least the window", o.debounce, o.debounceMax)
 	}

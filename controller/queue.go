@@ -3,6 +3,8 @@ package controller
 import (
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
@@ -17,6 +19,7 @@ type queue struct {
 	pq   *workqueue.PriorityQueue[Request]     // nil with WithPriorityQueue(false)
 	rq   *workqueue.RateLimitingQueue[Request] // set when pq is not
 	fair bool
+	gate *writeGate // nil with WithReadYourWrites(false) and no WithDropOwnEchoes
 }
 
 // newQueue builds the work queue at Start, so that a controller that is
@@ -81,6 +84,23 @@ func (q *queue) requeueRateLimited(req Request) {
 		return
 	}
 	q.pq.AddWithOpts(q.opts(req, workqueue.AddOpts{RateLimited: true, Reasons: workqueue.Reasons(reconcile.ErrorRequeue)}), req)
+}
+
+// addHeld adds req again after the write gate held it, with the reasons
+// it was taken for, at priority 0: the work it belongs to had its turn.
+func (q *queue) addHeld(req Request, why reconcile.Reasons) {
+	if q.pq == nil {
+		q.rq.Add(req)
+		return
+	}
+	q.pq.AddWithOpts(q.opts(req, workqueue.AddOpts{Reasons: workqueue.Reasons(why)}), req)
+}
+
+// dropsEchoes and ownEcho are the write gate's (see eventQueue).
+func (q *queue) dropsEchoes() bool { return q.gate != nil && q.gate.echoes != nil }
+
+func (q *queue) ownEcho(req Request, uid types.UID, rv string) bool {
+	return q.dropsEchoes() && q.gate.ownEcho(req, uid, rv)
 }
 
 // get hands out the next request and the reasons it was queued for.

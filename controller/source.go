@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
@@ -74,6 +76,12 @@ func (s *informerSource[T]) Attach(ctx context.Context, q handler.Queue) (func()
 				s.h.Update(ctx, e, &eq.resync)
 				return
 			}
+			if eq.echoes != nil {
+				// One update at a time: the registration's events come
+				// from one goroutine.
+				eq.update.echo = echoOf{eq.echoes, e.ObjectNew.GetUID(), e.ObjectNew.GetResourceVersion()}
+				defer func() { eq.update.echo = echoOf{} }()
+			}
 			s.h.Update(ctx, e, &eq.update)
 		},
 		DeleteFunc: func(e event.Delete[T]) { s.h.Delete(ctx, e, &eq.delete) },
@@ -116,11 +124,37 @@ type eventQueue struct {
 	why      reconcile.Reasons // for adds that name none
 	also     reconcile.Reasons // for every add
 	priority *int              // for adds that name none; nil is 0
+	echo     echoOf            // the update being delivered, with WithDropOwnEchoes
+}
+
+// ownWrites is the controller's queue when it recognizes the echoes of
+// its own writes (WithDropOwnEchoes).
+type ownWrites interface {
+	dropsEchoes() bool
+	ownEcho(req Request, uid types.UID, rv string) bool
+}
+
+// dropsEchoes reports whether q, a queue a source is given, drops echoes.
+// The queues between a source and the controller's (per watch, for
+// latency) pass the question on.
+func dropsEchoes(q any) bool {
+	w, ok := q.(ownWrites)
+	return ok && w.dropsEchoes()
+}
+
+// echoOf is an update event's new object, to tell an echo by.
+type echoOf struct {
+	w   ownWrites // nil when not checked
+	uid types.UID
+	rv  string
 }
 
 func (e *eventQueue) Add(req reconcile.Request) { e.AddWithOpts(handler.AddOpts{}, req) }
 
 func (e *eventQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
+	if e.echo.w != nil && e.echo.w.ownEcho(req, e.echo.uid, e.echo.rv) {
+		return // the echo of the write this request's reconcile made
+	}
 	if o.Reasons == 0 {
 		o.Reasons = e.why
 	}
@@ -135,11 +169,17 @@ func (e *eventQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 // at Attach so that delivering an event allocates none.
 type eventQueues struct {
 	create, initial, update, resync, delete eventQueue
+	echoes                                  ownWrites // nil unless echoes are dropped
 }
 
 func newEventQueues(q handler.Queue) *eventQueues {
 	low := handler.LowPriority
+	var echoes ownWrites
+	if dropsEchoes(q) {
+		echoes = q.(ownWrites)
+	}
 	return &eventQueues{
+		echoes:  echoes,
 		create:  eventQueue{q: q, why: reconcile.WatchedCreated},
 		initial: eventQueue{q: q, why: reconcile.WatchedCreated, also: reconcile.InitialList, priority: &low},
 		update:  eventQueue{q: q, why: reconcile.WatchedUpdated},

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/steadyctl/steady/handler"
 )
 
@@ -145,6 +147,13 @@ func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
 	if !g.closed {
 		g.q.AddWithOpts(o, req)
 	}
+}
+
+// dropsEchoes and ownEcho are the controller queue's (see eventQueue).
+func (g *gate) dropsEchoes() bool { return dropsEchoes(g.q) }
+
+func (g *gate) ownEcho(req Request, uid types.UID, rv string) bool {
+	return g.q.(ownWrites).ownEcho(req, uid, rv)
 }
 
 func (g *gate) close() {

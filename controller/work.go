@@ -22,12 +22,19 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false // stopping: leave queued work alone
 	}
+	var h hold
+	if g := c.queue.gate; g != nil {
+		if h = g.check(req, why); h.held {
+			return true // added again when its caches catch up
+		}
+		why |= h.why
+	}
 	if c.times != nil {
 		if d, ok := c.times.take(req); ok {
 			c.opts.reconcileMetrics.(EventLatencyMetrics).EventToReconcile(c.name, d)
 		}
 	}
-	c.reconcileOne(ctx, req, why)
+	c.reconcileOne(ctx, req, why, h)
 	return true
 }
 
@@ -42,11 +49,22 @@ func (c *Controller) processNext(ctx context.Context) bool {
 //
 // The reasons the request was queued for (none with a plain queue) go
 // into its context, its logger and the reason metrics.
-func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcile.Reasons) {
+func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcile.Reasons, h hold) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
+	if h.wasHeld {
+		// Held for the caches to show this request's last writes.
+		log = log.WithValues("awaitedResourceVersion", h.awaitedRV, "heldFor", h.waited)
+		if h.timedOut {
+			log.Info("reconciling although the cache does not show this controller's last write yet: waited the bound", "bound", c.opts.readYourWritesWait)
+		}
+		c.writeMetrics(func(m WriteMetrics) { m.HoldEnded(c.name, h.waited, h.timedOut) })
+	}
 	// In-progress reconciles are allowed to finish on shutdown, so they do
 	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
 	rctx := reconcile.WithControllerName(context.WithoutCancel(ctx), c.name)
+	if g := c.queue.gate; g != nil {
+		rctx = reconcile.WithWriteRecorder(rctx, &recorder{g, req})
+	}
 	if why != 0 {
 		log = log.WithValues("reasons", why)
 		rctx = reconcile.WithReasons(rctx, why)
@@ -102,6 +120,14 @@ func (c *Controller) call(ctx context.Context, req Request) (result Result, pani
 	}
 	result, err = c.r.Reconcile(ctx, req)
 	return result, false, err
+}
+
+// writeMetrics calls f with the controller's metrics if they record the
+// write gate's.
+func (c *Controller) writeMetrics(f func(WriteMetrics)) {
+	if m, ok := c.opts.reconcileMetrics.(WriteMetrics); ok {
+		f(m)
+	}
 }
 
 // LoggerFrom returns the logger of the reconcile running with ctx, carrying

@@ -18,6 +18,8 @@ type Reconcile struct {
 	maxConcurrent, active           *prometheus.GaugeVec
 	eventLatency                    *prometheus.HistogramVec
 	reasons                         *prometheus.CounterVec
+	held, holdTimeouts, echoes      *prometheus.CounterVec
+	holdTime                        *prometheus.HistogramVec
 }
 
 // NewReconcile registers the reconcile metrics in reg.
@@ -46,8 +48,21 @@ func NewReconcile(reg prometheus.Registerer) (*Reconcile, error) {
 		reasons: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "steady_reconcile_reasons_total",
 			Help: "Reconciles per controller by a reason their request was queued for; a reconcile with several reasons counts once under each."},
 			[]string{"controller", "reason"}),
+		held: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "steady_reconcile_held_total",
+			Help: "Requests per controller held back because a cache did not show the controller's own last write for them yet."},
+			[]string{"controller"}),
+		holdTimeouts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "steady_reconcile_hold_timeouts_total",
+			Help: "Held requests per controller reconciled because the wait bound passed before the cache showed the write."},
+			[]string{"controller"}),
+		holdTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "steady_reconcile_hold_seconds",
+			Help:    "How long held requests waited for a cache to show the controller's own writes.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16), // 1ms to about 33s
+		}, []string{"controller"}),
+		echoes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "steady_own_write_echoes_dropped_total",
+			Help: "Update events per controller dropped as the echo of the controller's own write."},
+			[]string{"controller"}),
 	}
-	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency, r.reasons} {
+	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency, r.reasons, r.held, r.holdTimeouts, r.holdTime, r.echoes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: registering reconcile metrics: %w", err)
 		}
@@ -66,6 +81,9 @@ func (r *Reconcile) Started(controller string, workers int) {
 	r.errors.WithLabelValues(controller)
 	r.terminal.WithLabelValues(controller)
 	r.panics.WithLabelValues(controller)
+	r.held.WithLabelValues(controller)
+	r.holdTimeouts.WithLabelValues(controller)
+	r.echoes.WithLabelValues(controller)
 }
 
 // Begin records a reconcile starting.
@@ -102,3 +120,19 @@ func (r *Reconcile) Reasons(controller string, why reconcile.Reasons) {
 		r.reasons.WithLabelValues(controller, (rest & -rest).String()).Inc()
 	}
 }
+
+// Held counts a request held for its caches (controller.WriteMetrics).
+func (r *Reconcile) Held(controller string) { r.held.WithLabelValues(controller).Inc() }
+
+// HoldEnded records how long a held request waited, and counts it if the
+// wait bound ended the hold.
+func (r *Reconcile) HoldEnded(controller string, held time.Duration, timedOut bool) {
+	r.holdTime.WithLabelValues(controller).Observe(held.Seconds())
+	if timedOut {
+		r.holdTimeouts.WithLabelValues(controller).Inc()
+	}
+}
+
+// EchoDropped counts an update event dropped as the echo of the
+// controller's own write.
+func (r *Reconcile) EchoDropped(controller string) { r.echoes.WithLabelValues(controller).Inc() }

@@ -1,0 +1,300 @@
+package controller
+
+import (
+	"strconv"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/clock"
+
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// writeGate keeps a controller's reconciles from starting on a cache that
+// does not show the controller's own writes (WithReadYourWrites), and
+// recognizes the echoes of those writes (WithDropOwnEchoes).
+//
+// Every reconcile's context carries a recorder for its request (package
+// client records each write there). The writes wait in pending, per
+// request, until the worker that next takes the request finds every one
+// shown by its cache; until then the request is held: the worker puts it
+// back without reconciling, and the cache's notification (or the wait
+// bound's timer) adds it again. Entries leave when found shown, by a sweep
+// when the map has doubled since the last one, or when the bound passes,
+// so memory follows the writes in flight.
+type writeGate struct {
+	c       *Controller
+	gate    bool // hold requests; false when only echoes are tracked
+	maxWait time.Duration
+	clock   clock.PassiveClock
+	after   func(time.Duration, func()) func() bool
+
+	mu      sync.Mutex
+	pending map[Request]*pendingWrites
+	sweepAt int
+	echoes  map[echoKey]echo // nil unless WithDropOwnEchoes
+	echoAt  int              // the echoes' sweep threshold
+	closed  bool
+}
+
+// pendingWrites are one request's writes that its cache may not show.
+type pendingWrites struct {
+	writes  []reconcile.Write
+	heldAt  time.Time         // when the request was first held; zero while not
+	why     reconcile.Reasons // the reasons of the takes it was held at
+	release uint64            // the current release's number, so a stale one does nothing
+	waiting bool              // a release is arranged
+	unwait  func() bool       // cancels the release's cache notification
+	untime  func() bool       // cancels the release's timer
+}
+
+// echoKey names an object a request's reconcile wrote.
+type echoKey struct {
+	req Request
+	uid types.UID
+}
+
+// echo is the resourceVersion the write returned, and when.
+type echo struct {
+	rv string
+	at time.Time
+}
+
+const minSweep = 256
+
+func newWriteGate(c *Controller) *writeGate {
+	o := c.opts
+	g := &writeGate{c: c, gate: o.readYourWrites, maxWait: o.readYourWritesWait, clock: o.clock,
+		pending: map[Request]*pendingWrites{}, sweepAt: minSweep, echoAt: minSweep}
+	if o.dropEchoes {
+		g.echoes = map[echoKey]echo{}
+	}
+	if d, ok := o.clock.(clock.WithDelayedExecution); ok {
+		g.after = func(wait time.Duration, f func()) func() bool { return d.AfterFunc(wait, f).Stop }
+	} else {
+		g.after = func(wait time.Duration, f func()) func() bool { return time.AfterFunc(wait, f).Stop }
+	}
+	return g
+}
+
+// recorder is the reconcile.WriteRecorder of one reconcile of req.
+type recorder struct {
+	g   *writeGate
+	req Request
+}
+
+func (r *recorder) RecordWrite(w reconcile.Write) { r.g.record(r.req, w) }
+
+func (g *writeGate) record(req Request, w reconcile.Write) {
+	now := g.clock.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return
+	}
+	if g.echoes != nil && !w.Deleted && w.ResourceVersion != "" {
+		g.echoes[echoKey{req, w.UID}] = echo{w.ResourceVersion, now}
+		if len(g.echoes) >= g.echoAt {
+			g.sweepEchoes(now)
+		}
+	}
+	if !g.gate {
+		return
+	}
+	p := g.pending[req]
+	if p == nil {
+		p = &pendingWrites{}
+		g.pending[req] = p
+	}
+	p.add(w)
+	if len(g.pending) >= g.sweepAt {
+		g.sweep()
+	}
+}
+
+// add merges w into the writes: of one cache's namespace only the newest
+// resourceVersion matters, and a deletion replaces what was recorded of
+// the same object.
+func (p *pendingWrites) add(w reconcile.Write) {
+	for i, x := range p.writes {
+		switch {
+		case x.Cache != w.Cache || x.Namespace != w.Namespace:
+		case x.Deleted || w.Deleted:
+			if x.UID == w.UID && x.Name == w.Name {
+				p.writes[i] = w
+				return
+			}
+		default:
+			if newer(w.ResourceVersion, x.ResourceVersion) {
+				p.writes[i] = w
+			}
+			return
+		}
+	}
+	p.writes = append(p.writes, w)
+}
+
+// newer reports whether resourceVersion a is newer than b; a when either
+// is not a number, since it was recorded later.
+func newer(a, b string) bool {
+	x, err1 := strconv.ParseUint(a, 10, 64)
+	y, err2 := strconv.ParseUint(b, 10, 64)
+	return err1 != nil || err2 != nil || x > y
+}
+
+// shown drops the writes their caches show and reports whether none is left.
+func (p *pendingWrites) shown() bool {
+	live := p.writes[:0]
+	for _, w := range p.writes {
+		if !w.Cache.Shows(w) {
+			live = append(live, w)
+		}
+	}
+	clear(p.writes[len(live):])
+	p.writes = live
+	return len(live) == 0
+}
+
+// sweep drops the requests whose writes are all shown; g.mu is held.
+func (g *writeGate) sweep() {
+	for req, p := range g.pending {
+		if !p.waiting && p.shown() {
+			delete(g.pending, req)
+		}
+	}
+	g.sweepAt = max(minSweep, 2*len(g.pending))
+}
+
+// sweepEchoes drops the echoes recorded longer than the wait bound ago,
+// whose events have surely been delivered; g.mu is held.
+func (g *writeGate) sweepEchoes(now time.Time) {
+	for k, e := range g.echoes {
+		if now.Sub(e.at) > g.maxWait {
+			delete(g.echoes, k)
+		}
+	}
+	g.echoAt = max(minSweep, 2*len(g.echoes))
+}
+
+// hold is what the gate decided for a request a worker took.
+type hold struct {
+	held      bool              // put it back: the caches are behind
+	wasHeld   bool              // it was held before this run
+	why       reconcile.Reasons // the reasons of earlier takes that were held
+	waited    time.Duration     // how long it was held before this run
+	timedOut  bool              // it runs because the wait bound passed
+	awaitedRV string            // a resourceVersion it waited for
+}
+
+// check decides whether req, taken by a worker for reasons why, must wait
+// for its caches; if so it arranges for req to be added again when they
+// may show its writes, or when the bound passes.
+func (g *writeGate) check(req Request, why reconcile.Reasons) hold {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.pending[req]
+	if p == nil || !g.gate {
+		return hold{}
+	}
+	var awaited string
+	if len(p.writes) > 0 {
+		awaited = p.writes[0].ResourceVersion
+	}
+	done := hold{why: p.why, awaitedRV: awaited}
+	if !p.heldAt.IsZero() {
+		done.wasHeld, done.waited = true, g.clock.Since(p.heldAt)
+	}
+	if p.shown() {
+		delete(g.pending, req)
+		p.stop()
+		return done
+	}
+	now := g.clock.Now()
+	if p.heldAt.IsZero() {
+		p.heldAt = now
+		g.c.writeMetrics(func(m WriteMetrics) { m.Held(g.c.name) })
+	}
+	left := g.maxWait - now.Sub(p.heldAt)
+	if left <= 0 {
+		delete(g.pending, req)
+		p.stop()
+		done.wasHeld, done.waited = true, now.Sub(p.heldAt)
+		done.timedOut, done.awaitedRV = true, p.writes[0].ResourceVersion
+		return done
+	}
+	p.why |= why
+	if p.waiting {
+		return hold{held: true}
+	}
+	p.release++
+	n := p.release
+	release := func() { g.released(req, p, n) }
+	for _, w := range p.writes {
+		if cancel, waiting := w.Cache.WhenShows(w, release); waiting {
+			p.unwait = cancel
+			break
+		}
+	}
+	// On its own goroutine: a fake clock runs the callback holding its
+	// lock, which the queue's add takes to read the time.
+	p.untime = g.after(left, func() { go release() })
+	p.waiting = true
+	return hold{held: true}
+}
+
+// released adds a held request again, once per release.
+func (g *writeGate) released(req Request, p *pendingWrites, n uint64) {
+	g.mu.Lock()
+	if g.closed || g.pending[req] != p || p.release != n || !p.waiting {
+		g.mu.Unlock()
+		return
+	}
+	p.stop() // the other of the two calls would find the release stale anyway
+	why := p.why
+	g.mu.Unlock()
+	g.c.queue.addHeld(req, why)
+}
+
+// stop cancels an arranged release; g.mu is held.
+func (p *pendingWrites) stop() {
+	for _, cancel := range []func() bool{p.unwait, p.untime} {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	p.unwait, p.untime, p.waiting = nil, nil, false
+}
+
+// ownEcho reports whether an update of the object uid to resourceVersion
+// rv, which a handler maps to req, is the echo of a write req's reconcile
+// made, and forgets the write if so or if rv is past it.
+func (g *writeGate) ownEcho(req Request, uid types.UID, rv string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k := echoKey{req, uid}
+	e, ok := g.echoes[k]
+	switch {
+	case !ok:
+		return false
+	case e.rv == rv:
+		delete(g.echoes, k)
+		g.c.writeMetrics(func(m WriteMetrics) { m.EchoDropped(g.c.name) })
+		return true
+	case newer(rv, e.rv):
+		delete(g.echoes, k) // the echo went by merged into a later change
+	}
+	return false
+}
+
+// close cancels every arranged release, when the controller stops.
+func (g *writeGate) close() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	for _, p := range g.pending {
+		p.stop()
+	}
+	clear(g.pending)
+	clear(g.echoes)
+}

@@ -1,0 +1,231 @@
+package controller
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/reconcile"
+)
+
+// fakeCache is a reconcile.WriteCache whose progress the test moves: it
+// shows a write once shown is set, and calls the waiter Notify hands it.
+type fakeCache struct {
+	shown  atomic.Bool
+	mu     sync.Mutex
+	waiter func()
+	asked  int // WhenShows calls that registered a waiter
+}
+
+func (c *fakeCache) Shows(reconcile.Write) bool { return c.shown.Load() }
+
+func (c *fakeCache) WhenShows(_ reconcile.Write, f func()) (func() bool, bool) {
+	if c.shown.Load() {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.waiter, c.asked = f, c.asked+1
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		had := c.waiter != nil
+		c.waiter = nil
+		return had
+	}, true
+}
+
+// catchUp shows every write and calls the waiter, as an informer does.
+func (c *fakeCache) catchUp() {
+	c.shown.Store(true)
+	c.mu.Lock()
+	f := c.waiter
+	c.waiter = nil
+	c.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+func (c *fakeCache) registered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.asked
+}
+
+// writeMetrics records the gate's metrics.
+type writeMetricsRecorder struct {
+	mu                     sync.Mutex
+	held, timeouts, echoes int
+	holds                  []time.Duration
+}
+
+func (m *writeMetricsRecorder) Started(string, int)                           {}
+func (m *writeMetricsRecorder) Begin(string)                                  {}
+func (m *writeMetricsRecorder) End(string, string, bool, bool, time.Duration) {}
+func (m *writeMetricsRecorder) Held(string)                                   { m.do(func() { m.held++ }) }
+func (m *writeMetricsRecorder) EchoDropped(string)                            { m.do(func() { m.echoes++ }) }
+func (m *writeMetricsRecorder) HoldEnded(_ string, d time.Duration, timedOut bool) {
+	m.do(func() {
+		m.holds = append(m.holds, d)
+		if timedOut {
+			m.timeouts++
+		}
+	})
+}
+func (m *writeMetricsRecorder) do(f func()) { m.mu.Lock(); f(); m.mu.Unlock() }
+func (m *writeMetricsRecorder) get() (held, timeouts, echoes, holds int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held, m.timeouts, m.echoes, len(m.holds)
+}
+
+// gateHarness runs a controller whose reconciler records one write to
+// cache on its first call, fed by a pushSource.
+type gateHarness struct {
+	*harness
+	cache   *fakeCache
+	metrics *writeMetricsRecorder
+	q       handler.PriorityQueue
+}
+
+func startGate(t *testing.T, opts ...Option) *gateHarness {
+	t.Helper()
+	g := &gateHarness{cache: &fakeCache{}, metrics: &writeMetricsRecorder{}}
+	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan Request, 100)}}
+	first := true
+	h.r.outcomes = nil
+	r := ReconcilerFunc(func(ctx context.Context, rq Request) (Result, error) {
+		if first {
+			first = false
+			reconcile.RecordWrite(ctx, reconcile.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
+		}
+		return h.r.Reconcile(ctx, rq)
+	})
+	c, err := New("gate", r, append([]Option{WithClock(h.clock), WithMetrics(g.metrics)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &pushSource{}
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.c, h.cancel, h.done = c, cancel, make(chan error, 1)
+	go func() { h.done <- c.Start(ctx) }()
+	testkit.Eventually(t, 10*time.Second, "the source to be attached", func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return src.q != nil
+	})
+	src.mu.Lock()
+	g.q = src.q.(handler.PriorityQueue)
+	src.mu.Unlock()
+	g.harness = h
+	return g
+}
+
+func TestReadYourWritesHoldsUntilTheCacheShowsTheWrite(t *testing.T) {
+	g := startGate(t)
+	defer g.stop()
+	g.q.Add(req("a"))
+	g.expectCall() // records the write
+	g.q.AddWithOpts(handler.AddOpts{Reasons: reconcile.PrimaryUpdated}, req("a"))
+	testkit.Eventually(t, 10*time.Second, "the request to be held", func() bool { return g.cache.registered() == 1 })
+	g.expectNoCall()
+	if held, _, _, _ := g.metrics.get(); held != 1 {
+		t.Fatalf("held = %d, want 1", held)
+	}
+	g.q.AddWithOpts(handler.AddOpts{Reasons: reconcile.OwnedCreated}, req("a")) // taken and held again: no second waiter
+	g.expectNoCall()
+	g.cache.catchUp()
+	g.expectCall()
+	g.expectNoCall() // one reconcile for the held adds
+	g.r.mu.Lock()
+	why := g.r.why[len(g.r.why)-1]
+	g.r.mu.Unlock()
+	if !why.Has(reconcile.PrimaryUpdated | reconcile.OwnedCreated) {
+		t.Errorf("reasons of the held reconcile = %v, want primary_updated and owned_created", why)
+	}
+	held, timeouts, _, holds := g.metrics.get()
+	if held != 1 || timeouts != 0 || holds != 1 || g.cache.registered() != 1 {
+		t.Errorf("held %d, timeouts %d, holds ended %d, waiters %d; want 1, 0, 1, 1", held, timeouts, holds, g.cache.registered())
+	}
+	// Caught up: the next add runs at once.
+	g.q.Add(req("a"))
+	g.expectCall()
+}
+
+func TestReadYourWritesRunsAfterTheBound(t *testing.T) {
+	g := startGate(t, WithReadYourWritesTimeout(3*time.Second))
+	defer g.stop()
+	g.q.Add(req("a"))
+	g.expectCall()
+	g.q.Add(req("a"))
+	testkit.Eventually(t, 10*time.Second, "the request to be held", func() bool { return g.cache.registered() == 1 })
+	g.expectNoCall()
+	g.step(3 * time.Second)
+	g.expectCall()
+	if held, timeouts, _, holds := g.metrics.get(); held != 1 || timeouts != 1 || holds != 1 {
+		t.Errorf("held %d, timeouts %d, holds ended %d; want 1 each", held, timeouts, holds)
+	}
+	g.cache.catchUp() // the waiter was cancelled: nothing more runs
+	g.expectNoCall()
+}
+
+func TestReadYourWritesOff(t *testing.T) {
+	g := startGate(t, WithReadYourWrites(false))
+	defer g.stop()
+	g.q.Add(req("a"))
+	g.expectCall()
+	g.q.Add(req("a"))
+	g.expectCall()
+	if n := g.cache.registered(); n != 0 {
+		t.Errorf("waiters = %d, want none with the gate off", n)
+	}
+}
+
+func TestOwnEchoesAreDroppedForTheWritingRequestOnly(t *testing.T) {
+	g := startGate(t, WithDropOwnEchoes(true), WithReadYourWrites(false))
+	defer g.stop()
+	g.q.Add(req("a"))
+	g.expectCall() // wrote u1 at resourceVersion 7
+	eq := newEventQueues(g.q)
+	deliver := func(r Request, rv string) {
+		eq.update.echo = echoOf{eq.echoes, "u1", rv}
+		eq.update.Add(r)
+		eq.update.echo = echoOf{}
+	}
+	deliver(req("b"), "7") // mapped to another request: kept
+	g.expectCall()
+	deliver(req("a"), "7") // the echo
+	g.expectNoCall()
+	deliver(req("a"), "7") // forgotten once dropped
+	g.expectCall()
+	if _, _, echoes, _ := g.metrics.get(); echoes != 1 {
+		t.Errorf("echoes dropped = %d, want 1", echoes)
+	}
+}
+
+func TestWriteGateSweepsShownWrites(t *testing.T) {
+	c, err := New("sweep", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newWriteGate(c)
+	cache := &fakeCache{}
+	cache.shown.Store(true)
+	for i := range 10 * minSweep {
+		g.record(Request{NamespacedName: req("x").NamespacedName}, reconcile.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(req(string(rune('a'+i%26))+string(rune(i))), reconcile.Write{Cache: cache, ResourceVersion: "1"})
+	}
+	if n := len(g.pending); n >= minSweep {
+		t.Errorf("%d requests pending after writes their cache shows, want fewer than %d", n, minSweep)
+	}
+}
