@@ -4,8 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/handler"
@@ -50,8 +48,8 @@ func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
 // dropsEchoes and ownEcho are the controller queue's (see eventQueue).
 func (q stampedQueue) dropsEchoes() bool { return dropsEchoes(q.q) }
 
-func (q stampedQueue) ownEcho(req Request, uid types.UID, rv string) bool {
-	return q.q.(ownWrites).ownEcho(req, uid, rv)
+func (q stampedQueue) ownEcho(req Request, e echoEvent) bool {
+	return q.q.(ownWrites).ownEcho(req, e)
 }
 
 // take returns how long ago an event asked for req, and forgets it.

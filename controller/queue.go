@@ -3,8 +3,6 @@ package controller
 import (
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
@@ -99,8 +97,8 @@ func (q *queue) addHeld(req Request, why reconcile.Reasons) {
 // dropsEchoes and ownEcho are the write gate's (see eventQueue).
 func (q *queue) dropsEchoes() bool { return q.gate != nil && q.gate.echoes != nil }
 
-func (q *queue) ownEcho(req Request, uid types.UID, rv string) bool {
-	return q.dropsEchoes() && q.gate.ownEcho(req, uid, rv)
+func (q *queue) ownEcho(req Request, e echoEvent) bool {
+	return q.dropsEchoes() && q.gate.ownEcho(req, e)
 }
 
 // get hands out the next request and the reasons it was queued for.

@@ -131,7 +131,19 @@ type eventQueue struct {
 // its own writes (WithDropOwnEchoes).
 type ownWrites interface {
 	dropsEchoes() bool
-	ownEcho(req Request, uid types.UID, rv string) bool
+	// ownEcho reports whether it has taken care of e's add of req: dropped
+	// it as an echo, or put it off until req's reconcile in progress has
+	// recorded its writes.
+	ownEcho(req Request, e echoEvent) bool
+}
+
+// echoEvent is an add of a request for an update whose new object is uid
+// at rv, as it would go to q.
+type echoEvent struct {
+	uid types.UID
+	rv  string
+	q   handler.Queue
+	o   handler.AddOpts
 }
 
 // dropsEchoes reports whether q, a queue a source is given, drops echoes.
@@ -152,15 +164,15 @@ type echoOf struct {
 func (e *eventQueue) Add(req reconcile.Request) { e.AddWithOpts(handler.AddOpts{}, req) }
 
 func (e *eventQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
-	if e.echo.w != nil && e.echo.w.ownEcho(req, e.echo.uid, e.echo.rv) {
-		return // the echo of the write this request's reconcile made
-	}
 	if o.Reasons == 0 {
 		o.Reasons = e.why
 	}
 	o.Reasons |= e.also
 	if o.Priority == nil {
 		o.Priority = e.priority
+	}
+	if e.echo.w != nil && e.echo.w.ownEcho(req, echoEvent{e.echo.uid, e.echo.rv, e.q, o}) {
+		return // the echo of the write this request's reconcile made, or put off
 	}
 	handler.AddWithOpts(e.q, o, req)
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/types"
-
 	"github.com/steadyctl/steady/handler"
 )
 
@@ -152,8 +150,8 @@ func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
 // dropsEchoes and ownEcho are the controller queue's (see eventQueue).
 func (g *gate) dropsEchoes() bool { return dropsEchoes(g.q) }
 
-func (g *gate) ownEcho(req Request, uid types.UID, rv string) bool {
-	return g.q.(ownWrites).ownEcho(req, uid, rv)
+func (g *gate) ownEcho(req Request, e echoEvent) bool {
+	return g.q.(ownWrites).ownEcho(req, e)
 }
 
 func (g *gate) close() {

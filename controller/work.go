@@ -84,7 +84,13 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcil
 		m.Begin(c.name)
 		start = time.Now()
 	}
+	if g := c.queue.gate; g != nil {
+		g.begin(req)
+	}
 	result, panicked, err := c.call(rctx, req)
+	if g := c.queue.gate; g != nil {
+		g.end(req)
+	}
 	if m != nil {
 		outcome := "success"
 		switch {

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 
+	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/reconcile"
 )
 
@@ -35,8 +36,13 @@ type writeGate struct {
 	sweepAt int
 	echoes  map[echoKey]echo // nil unless WithDropOwnEchoes
 	echoAt  int              // the echoes' sweep threshold
+	flights map[Request]*flight
 	closed  bool
 }
+
+// flight is a reconcile in progress, with echoes dropped: the adds of its
+// request from update events, put off until it ends.
+type flight struct{ later []echoEvent }
 
 // pendingWrites are one request's writes that its cache may not show.
 type pendingWrites struct {
@@ -69,6 +75,7 @@ func newWriteGate(c *Controller) *writeGate {
 		pending: map[Request]*pendingWrites{}, sweepAt: minSweep, echoAt: minSweep}
 	if o.dropEchoes {
 		g.echoes = map[echoKey]echo{}
+		g.flights = map[Request]*flight{}
 	}
 	if d, ok := o.clock.(clock.WithDelayedExecution); ok {
 		g.after = func(wait time.Duration, f func()) func() bool { return d.AfterFunc(wait, f).Stop }
@@ -266,12 +273,27 @@ func (p *pendingWrites) stop() {
 	p.unwait, p.untime, p.waiting = nil, nil, false
 }
 
-// ownEcho reports whether an update of the object uid to resourceVersion
-// rv, which a handler maps to req, is the echo of a write req's reconcile
-// made, and forgets the write if so or if rv is past it.
-func (g *writeGate) ownEcho(req Request, uid types.UID, rv string) bool {
+// ownEcho takes care of an add of req for an update event e, which a
+// handler maps to req: it drops the add if the event is the echo of a
+// write req's reconcile made, and puts it off if req is being reconciled,
+// until that reconcile ends: the watch may deliver a write's echo before
+// the write's response has been read and recorded. An add put off is made
+// then (before the request is done, so it is handed out again as an add
+// during the reconcile would be), unless it turns out to be an echo.
+func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if f, ok := g.flights[req]; ok {
+		f.later = append(f.later, e)
+		return true
+	}
+	return g.echoLocked(req, e.uid, e.rv)
+}
+
+// echoLocked reports whether an update of uid to rv is the echo of a
+// write req's reconcile made, and forgets the write if so or if rv is past
+// it; g.mu is held.
+func (g *writeGate) echoLocked(req Request, uid types.UID, rv string) bool {
 	k := echoKey{req, uid}
 	e, ok := g.echoes[k]
 	switch {
@@ -285,6 +307,37 @@ func (g *writeGate) ownEcho(req Request, uid types.UID, rv string) bool {
 		delete(g.echoes, k) // the echo went by merged into a later change
 	}
 	return false
+}
+
+// begin records that req is being reconciled, with echoes dropped.
+func (g *writeGate) begin(req Request) {
+	if g.echoes == nil {
+		return
+	}
+	g.mu.Lock()
+	g.flights[req] = &flight{}
+	g.mu.Unlock()
+}
+
+// end records that req's reconcile has returned, and makes the adds put
+// off meanwhile that are not echoes of its writes.
+func (g *writeGate) end(req Request) {
+	if g.echoes == nil {
+		return
+	}
+	g.mu.Lock()
+	f := g.flights[req]
+	delete(g.flights, req)
+	var adds []echoEvent
+	for _, e := range f.later {
+		if !g.echoLocked(req, e.uid, e.rv) {
+			adds = append(adds, e)
+		}
+	}
+	g.mu.Unlock()
+	for _, e := range adds {
+		handler.AddWithOpts(e.q, e.o, req)
+	}
 }
 
 // close cancels every arranged release, when the controller stops.

@@ -229,3 +229,62 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 		t.Errorf("%d requests pending after writes their cache shows, want fewer than %d", n, minSweep)
 	}
 }
+
+// An echo can come before the write's response: an update delivered while
+// the writing reconcile runs waits for it to end, then is dropped if it is
+// the echo and added if not.
+func TestOwnEchoBeforeTheWriteIsRecorded(t *testing.T) {
+	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan Request, 100)}}
+	cache := &fakeCache{}
+	cache.shown.Store(true)
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	r := ReconcilerFunc(func(ctx context.Context, rq Request) (Result, error) {
+		if calls.Add(1) <= 2 {
+			entered <- struct{}{}
+			<-proceed
+			reconcile.RecordWrite(ctx, reconcile.Write{Cache: cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
+		}
+		return h.r.Reconcile(ctx, rq)
+	})
+	c, err := New("early", r, WithClock(h.clock), WithDropOwnEchoes(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &pushSource{}
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h.c, h.cancel, h.done = c, cancel, make(chan error, 1)
+	go func() { h.done <- c.Start(ctx) }()
+	defer h.stop()
+	testkit.Eventually(t, 10*time.Second, "the source to be attached", func() bool {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return src.q != nil
+	})
+	src.mu.Lock()
+	eq := newEventQueues(src.q)
+	src.mu.Unlock()
+	deliver := func(rv string) {
+		eq.update.echo = echoOf{eq.echoes, "u1", rv}
+		eq.update.Add(req("a"))
+		eq.update.echo = echoOf{}
+	}
+
+	eq.create.Add(req("a"))
+	<-entered
+	deliver("7") // the echo, before the write is recorded
+	close(proceed)
+	h.expectCall()
+	h.expectNoCall()
+
+	proceed = make(chan struct{})
+	eq.create.Add(req("a"))
+	<-entered
+	deliver("6") // someone else's change, during the reconcile
+	close(proceed)
+	h.expectCall()
+	h.expectCall() // handed out again for it
+}

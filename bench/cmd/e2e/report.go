@@ -50,8 +50,12 @@ func rows(c config) []row {
 // printTable writes the medians over rounds as a Markdown table, then what
 // the children's requests were made of.
 func printTable(w io.Writer, c config, results []result) {
-	fmt.Fprintf(w, "\n%d objects, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
-		c.objects, c.rate, c.duration, c.workers, c.managedFields, c.rounds)
+	settings := ""
+	if c.steady != "" {
+		settings = ", steady child " + c.steady
+	}
+	fmt.Fprintf(w, "\n%d objects, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
+		c.objects, c.rate, c.duration, c.workers, c.managedFields, settings, c.rounds)
 	fmt.Fprintln(w, "| metric | steady | controller-runtime | ratio | target |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, rw := range rows(c) {
@@ -127,6 +131,7 @@ func writeJSON(path string, c config, results []result) error {
 		"duration":       c.duration.String(),
 		"workers":        c.workers,
 		"managed_fields": c.managedFields,
+		"steady":         c.steady,
 		"rounds":         c.rounds,
 		"results":        results,
 	}, "", "  ")

@@ -51,6 +51,9 @@ func runOne(ctx context.Context, c config, cl *cluster, bin, impl string, round 
 	if c.profileDir != "" {
 		args = append(args, "-profile", filepath.Join(c.profileDir, run))
 	}
+	if impl == "steady" && c.steady != "" {
+		args = append(args, "-steady", c.steady)
+	}
 
 	res.LoadAvg[0] = loadAvg()
 	logf("round %d: %s (load average %s)", round, impl, res.LoadAvg[0])

@@ -25,6 +25,9 @@ type Options struct {
 	// Profile, if set, is the path prefix of CPU and heap profiles, split
 	// at the sync (see profiler).
 	Profile string
+	// Steady is a comma-separated list of settings only the steady child
+	// reads (see that command); "" for its defaults.
+	Steady string
 }
 
 // Running is a started controller.
@@ -54,6 +57,7 @@ func Main(impl string, start StartFunc) {
 	fs.IntVar(&o.Workers, "workers", 4, "maximum concurrent reconciles")
 	fs.StringVar(&o.ManagedFields, "managed-fields", "default", "default, keep or drop: managedFields in the cache")
 	fs.StringVar(&o.Profile, "profile", "", "write CPU and heap profiles to files with this path prefix")
+	fs.StringVar(&o.Steady, "steady", "", "settings of the steady child (client, echoes, nogate, nopq)")
 	_ = fs.Parse(os.Args[1:]) // ExitOnError
 	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" || !ValidManagedFields(o.ManagedFields) {
 		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-managed-fields default|keep|drop]")

@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
+	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
@@ -25,10 +28,13 @@ import (
 func main() { e2e.Main("steady", start) }
 
 // reconciler reads a ConfigMap from the informer's cache and, when the
-// shared logic says so, writes the observed annotation to the API server.
+// shared logic says so, writes the observed annotation to the API server:
+// with client-go's typed client, or with -steady client or echoes, with
+// steady's (whose writes the read-your-writes gate and echo dropping see).
 type reconciler struct {
 	cache  *informer.Cache[*corev1.ConfigMap]
 	client corev1client.ConfigMapsGetter
+	steady *client.Client[*corev1.ConfigMap] // set to write with it
 	logic  *e2e.Logic
 }
 
@@ -43,7 +49,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	}
 	cm = cm.DeepCopy() // the cache's objects are shared and read-only
 	e2e.SetObserved(cm, want)
-	_, err := r.client.ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	var err error
+	if r.steady != nil {
+		_, err = r.steady.Update(ctx, cm)
+	} else {
+		_, err = r.client.ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	}
 	return controller.Result{}, r.logic.Wrote(err)
 }
 
@@ -64,9 +75,19 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	client, err := corev1client.NewForConfig(cfg)
+	typed, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return e2e.Running{}, err
+	}
+	r := &reconciler{cache: cms.Cache(), client: typed, logic: l}
+	copts, err := steadySettings(o.Steady)
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	if strings.Contains(o.Steady, "client") || strings.Contains(o.Steady, "echoes") {
+		if r.steady, err = client.For[*corev1.ConfigMap](f, o.Namespace); err != nil {
+			return e2e.Running{}, err
+		}
 	}
 	reg := prometheus.NewRegistry()
 	wq, err := metrics.NewWorkqueue(reg)
@@ -77,9 +98,8 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	c, err := controller.New("configmaps", &reconciler{cache: cms.Cache(), client: client, logic: l},
-		controller.WithMaxConcurrentReconciles(o.Workers),
-		controller.WithMetricsProvider(wq), controller.WithMetrics(rec))
+	c, err := controller.New("configmaps", r, append(copts, controller.WithMaxConcurrentReconciles(o.Workers),
+		controller.WithMetricsProvider(wq), controller.WithMetrics(rec))...)
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -95,4 +115,23 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 		done <- err
 	}()
 	return e2e.Running{Synced: cms.HasSynced, Done: done}, nil
+}
+
+// steadySettings turns -steady's settings into controller options.
+func steadySettings(s string) ([]controller.Option, error) {
+	var opts []controller.Option
+	for _, name := range strings.Split(s, ",") {
+		switch name {
+		case "", "client":
+		case "echoes":
+			opts = append(opts, controller.WithDropOwnEchoes(true))
+		case "nogate":
+			opts = append(opts, controller.WithReadYourWrites(false))
+		case "nopq":
+			opts = append(opts, controller.WithPriorityQueue(false))
+		default:
+			return nil, fmt.Errorf("-steady %q: unknown setting %q (want client, echoes, nogate or nopq)", s, name)
+		}
+	}
+	return opts, nil
 }
