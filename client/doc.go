@@ -3,9 +3,12 @@
 //
 // Reads come from memory: a controller that reads every object on every
 // reconcile costs the API server nothing. The price is that the cache lags a
-// write by the time its watch event takes to arrive, so a reconciler that
-// writes must be ready to see its own write a moment later — which it will,
-// as the next event. Writes go straight to the API server, carrying the
+// write by the time its watch event takes to arrive. Inside a reconcile
+// that lag is hidden: each write made with the reconcile's context is
+// recorded (reconcile.RecordWrite), and the controller does not start the
+// request's next reconcile before the cache shows it (see package
+// controller, "Reading your own writes"). Outside a reconcile, a write is
+// seen a moment later, as the next event. Writes go straight to the API server, carrying the
 // resourceVersion of the object given, so a write based on a stale read
 // fails with 409 Conflict instead of losing someone else's change. Every
 // write returns the object the server stored.

@@ -111,6 +111,46 @@
 // beside the request in the queue: requests stay comparable keys. With
 // WithPriorityQueue(false) there are none.
 //
+// # Reading your own writes
+//
+// A reconcile never starts on a cache older than this controller's last
+// write for that request. Every write a reconcile makes through package
+// client (create, update, patch, apply, status, delete) is recorded with
+// the resourceVersion the server returned, against the request being
+// reconciled: the request's own object and any other object written on its
+// behalf, such as a child it created or deleted. When a worker next takes
+// the request, it checks that every cache written through has processed
+// those resourceVersions (the informer's events and bookmarks count; a
+// deleted object must be gone from the cache). If not, the request is held:
+// put back, not counted as a failure, and queued again the moment the
+// informer catches up, a notification and not a poll. So a controller that
+// creates one child per parent does not create a second one because the
+// first is not cached yet, and one that writes status does not undo its own
+// write from a stale read.
+//
+// What it does not cover: writes by others (another controller, a user)
+// stay eventually consistent, as with any cache; writes made without the
+// reconcile's context, or with a client that does not read from a cache,
+// are not tracked (reconcile.RecordWrite records one by hand). Where
+// resourceVersions are not numbers (some aggregated API servers), the
+// check fails open: the reconcile runs. A hold lasts at most
+// WithReadYourWritesTimeout (10 seconds by default), after which the
+// reconcile runs on what the cache has, logged with the awaited
+// resourceVersion; a write the cache can never show (an object outside its
+// namespaces or label selector) costs that wait. Metrics (WriteMetrics):
+// steady_reconcile_held_total, steady_reconcile_hold_seconds and
+// steady_reconcile_hold_timeouts_total. WithReadYourWrites(false) turns it
+// off. With no lag it costs a map entry per written request and a few
+// atomic loads per reconcile.
+//
+// WithDropOwnEchoes(true) goes further: the update event that merely
+// echoes the controller's own write (its resourceVersion is the one the
+// write returned, mapped to the request that wrote it) is dropped rather
+// than reconciled again, halving the reconciles of a controller that
+// writes the object it reconciles. It is off by default because it is only
+// safe when the reconcile needs nothing from the object's new state that
+// it did not write itself; see its documentation.
+//
 // A controller keeps no write helpers: reconcilers write through package
 // client, whose Modify and ModifyStatus retry conflicting writes.
 package controller

@@ -71,6 +71,7 @@ type runner interface {
 	Start(ctx context.Context) error
 	SyncError() error
 	cached() int
+	Progress() Progress
 	scheduled()
 	releaser
 }
@@ -242,6 +243,8 @@ type Stats struct {
 	// Err is why the informer has not synced yet, if its last attempt to
 	// list failed (a 403 from RBAC, say); nil once synced.
 	Err error
+	// Progress is how far its cache has got (Informer.Progress).
+	Progress Progress
 }
 
 // Stats reports on every informer handed out so far and not released, for
@@ -251,7 +254,7 @@ func (f *Factory) Stats() []Stats {
 	defer f.mu.Unlock()
 	out := make([]Stats, 0, len(f.informers))
 	for _, inf := range f.informers {
-		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced(), Err: inf.SyncError()})
+		out = append(out, Stats{Name: inf.Name(), Objects: inf.cached(), Synced: inf.HasSynced(), Err: inf.SyncError(), Progress: inf.Progress()})
 	}
 	return out
 }

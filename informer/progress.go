@@ -22,6 +22,9 @@ type Progress struct {
 	// Received is when the last list, event or bookmark arrived from the
 	// API server; zero before the first.
 	Received time.Time
+	// Pending is the number of objects with changes received and not yet
+	// in the cache, over all of the informer's watches.
+	Pending int
 }
 
 // HasProcessed reports whether the cache reflects every change up to
@@ -157,6 +160,9 @@ func (inf *Informer[T]) Progress() Progress {
 	}
 	p := &least.progress
 	out := Progress{Advanced: p.time(&p.advanced), Received: p.time(&p.received)}
+	for _, src := range inf.sources {
+		out.Pending += src.fifo.Len()
+	}
 	switch rev := p.rev.Load(); rev {
 	case 0:
 	case failOpen:

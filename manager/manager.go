@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
@@ -103,7 +104,7 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	if m.rec, err = metrics.NewReconcile(reg); err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
-	if err := reg.Register(&cacheCollector{f: f}); err != nil {
+	if err := reg.Register(&cacheCollector{f: f, now: time.Now}); err != nil {
 		return nil, fmt.Errorf("manager: registering cache metrics: %w", err)
 	}
 	m.health.addReady("informers", m.cachesSynced)

@@ -158,6 +158,12 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 		`workqueue_work_duration_seconds_count{name="configmap"} 5`,
 		`workqueue_retries_total{name="configmap"} 0`,
 		`steady_informer_cached_objects{informer="configmaps/` + ns + `"} 5`,
+		`steady_informer_cache_lag_seconds{informer="configmaps/` + ns + `"} 0`,
+		`steady_informer_pending_changes{informer="configmaps/` + ns + `"} 0`,
+		`steady_informer_last_received_seconds{informer="configmaps/` + ns + `"} `,
+		`steady_reconcile_held_total{controller="configmap"} 0`,
+		`steady_reconcile_hold_timeouts_total{controller="configmap"} 0`,
+		`steady_own_write_echoes_dropped_total{controller="configmap"} 0`,
 		`steady_event_to_reconcile_seconds_count{controller="configmap"} 5`,
 		`go_goroutines `,
 	} {
