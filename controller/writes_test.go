@@ -96,16 +96,27 @@ type gateHarness struct {
 }
 
 func startGate(t *testing.T, opts ...Option) *gateHarness {
+	first := true
+	return startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
+		if first {
+			first = false
+			g.write(ctx, rq)
+		}
+	}, opts...)
+}
+
+// write records the write of object u1 at resourceVersion 7 to g.cache.
+func (g *gateHarness) write(ctx context.Context, rq Request) {
+	reconcile.RecordWrite(ctx, reconcile.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
+}
+
+// startGateWith is startGate with a reconciler that calls before first.
+func startGateWith(t *testing.T, before func(context.Context, *gateHarness, Request), opts ...Option) *gateHarness {
 	t.Helper()
 	g := &gateHarness{cache: &fakeCache{}, metrics: &writeMetricsRecorder{}}
 	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan Request, 100)}}
-	first := true
-	h.r.outcomes = nil
 	r := ReconcilerFunc(func(ctx context.Context, rq Request) (Result, error) {
-		if first {
-			first = false
-			reconcile.RecordWrite(ctx, reconcile.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
-		}
+		before(ctx, g, rq)
 		return h.r.Reconcile(ctx, rq)
 	})
 	c, err := New("gate", r, append([]Option{WithClock(h.clock), WithMetrics(g.metrics)}, opts...)...)
@@ -234,39 +245,18 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 // the writing reconcile runs waits for it to end, then is dropped if it is
 // the echo and added if not.
 func TestOwnEchoBeforeTheWriteIsRecorded(t *testing.T) {
-	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan Request, 100)}}
-	cache := &fakeCache{}
-	cache.shown.Store(true)
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	r := ReconcilerFunc(func(ctx context.Context, rq Request) (Result, error) {
+	h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
 		if calls.Add(1) <= 2 {
 			entered <- struct{}{}
 			<-proceed
-			reconcile.RecordWrite(ctx, reconcile.Write{Cache: cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
+			g.write(ctx, rq)
 		}
-		return h.r.Reconcile(ctx, rq)
-	})
-	c, err := New("early", r, WithClock(h.clock), WithDropOwnEchoes(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &pushSource{}
-	if err := c.Watch(src); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	h.c, h.cancel, h.done = c, cancel, make(chan error, 1)
-	go func() { h.done <- c.Start(ctx) }()
+	}, WithDropOwnEchoes(true))
 	defer h.stop()
-	testkit.Eventually(t, 10*time.Second, "the source to be attached", func() bool {
-		src.mu.Lock()
-		defer src.mu.Unlock()
-		return src.q != nil
-	})
-	src.mu.Lock()
-	eq := newEventQueues(src.q)
-	src.mu.Unlock()
+	h.cache.shown.Store(true)
+	eq := newEventQueues(h.q)
 	deliver := func(rv string) {
 		eq.update.echo = echoOf{eq.echoes, "u1", rv}
 		eq.update.Add(req("a"))
