@@ -19,13 +19,16 @@ import (
 	"github.com/steadyctl/steady/reconcile"
 )
 
-// opaqueLW lists no ConfigMaps at resourceVersion rv and then watches
-// forever without an event: the API server of an aggregated API whose
+// opaqueLW lists items at resourceVersion rv and then watches forever
+// without an event: the API server of an aggregated API whose
 // resourceVersions need not be numbers, which kube-apiserver's always are.
-type opaqueLW struct{ rv string }
+type opaqueLW struct {
+	rv    string
+	items []corev1.ConfigMap
+}
 
 func (l opaqueLW) List(context.Context, metav1.ListOptions) (runtime.Object, error) {
-	return &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: l.rv}}, nil
+	return &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: l.rv}, Items: l.items}, nil
 }
 
 func (l opaqueLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, error) {
@@ -34,21 +37,28 @@ func (l opaqueLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, e
 
 // A write whose resourceVersion, or its cache's, is not a number cannot
 // be compared: the gate fails open and the next reconcile runs at once,
-// not after the wait bound. With numbers on both sides, the same write
-// holds it (the control case).
+// not after the wait bound. So does a deletion of an object such a cache
+// holds: the cache cannot tell when it will see it go. With numbers on
+// both sides, the same write holds it (the control case).
 func TestReadYourWritesFailsOpen(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		listRV, writeRV string
+		deleted         bool // the write deletes an object the cache holds
 		held            bool
 	}{
-		{"write's resourceVersion not a number", "5", "x", false},
-		{"cache's resourceVersion not a number", "opaque-1", "7", false},
-		{"both numbers", "5", "7", true},
+		{"write's resourceVersion not a number", "5", "x", false, false},
+		{"cache's resourceVersion not a number", "opaque-1", "7", false, false},
+		{"deletion, cache's resourceVersion not a number", "opaque-1", "", true, false},
+		{"both numbers", "5", "7", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newRYWEnv(t)
-			opaque := informer.New[*corev1.ConfigMap](opaqueLW{tc.listRV}, informer.WithName("opaque"))
+			lw := opaqueLW{rv: tc.listRV}
+			if tc.deleted {
+				lw.items = []corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.listRV}}}
+			}
+			opaque := informer.New[*corev1.ConfigMap](lw, informer.WithName("opaque"))
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			wg.Go(func() { _ = opaque.Start(ctx) })
@@ -61,7 +71,7 @@ func TestReadYourWritesFailsOpen(t *testing.T) {
 			var reconciles atomic.Int32
 			r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				if reconciles.Add(1) == 1 {
-					reconcile.RecordWrite(ctx, reconcile.Write{Cache: opaque, Namespace: req.Namespace, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.writeRV})
+					reconcile.RecordWrite(ctx, reconcile.Write{Cache: opaque, Namespace: req.Namespace, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.writeRV, Deleted: tc.deleted})
 				}
 				return reconcile.Result{}, nil
 			})

@@ -133,8 +133,10 @@ type parentView struct {
 // childMaker reconciles a parent ConfigMap into child Secrets (labelled
 // parent=<name>, controlled by it, named by generateName): it creates one
 // when it sees none and the parent does not say want=no, and deletes those
-// it sees when the parent says want=no. It reads both kinds from the
-// caches, as every controller does, and counts what it did.
+// it sees when the parent says want=no. A parent that says scratch=yes
+// has it also create and delete a temporary Secret after each child. It
+// reads both kinds from the caches, as every controller does, and counts
+// what it did.
 type childMaker struct {
 	parents *client.Client[*corev1.ConfigMap]
 	secrets *client.Client[*corev1.Secret]
@@ -216,6 +218,13 @@ func (r *childMaker) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	r.record(func() { r.creates++ })
+	if p.Data["scratch"] == "yes" {
+		tmp, err := r.secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: req.Namespace, GenerateName: "scratch-"}})
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{}, r.secrets.Delete(ctx, tmp.Namespace, tmp.Name)
+	}
 	return reconcile.Result{}, nil
 }
 
@@ -246,12 +255,15 @@ func some(children []string) bool { return len(children) > 0 }
 
 // A controller that creates a child when its cache shows none creates
 // exactly one per parent with the gate on; with it off, each reconcile that
-// runs before the cache shows the child creates another.
+// runs before the cache shows the child creates another. A temporary
+// object created and deleted after the child, which the cache never holds,
+// does not let the next reconcile run before the cache shows the child.
 func TestReadYourWritesOneChildPerParent(t *testing.T) {
 	const lag, step, touches = time.Second, 200 * time.Millisecond, 4
 	parents := []string{"p0", "p1", "p2"}
-	for _, gate := range []bool{true, false} {
-		t.Run(fmt.Sprintf("gate=%t", gate), func(t *testing.T) {
+	for _, tc := range []struct{ gate, scratch bool }{{true, false}, {false, false}, {true, true}} {
+		gate := tc.gate
+		t.Run(fmt.Sprintf("gate=%t,scratch=%t", gate, tc.scratch), func(t *testing.T) {
 			e := newRYWEnv(t)
 			r := newChildMaker(t, e, "children", controller.WithReadYourWrites(gate))
 			// The parents' creation, then touches: each step's events arrive
@@ -260,7 +272,11 @@ func TestReadYourWritesOneChildPerParent(t *testing.T) {
 				for _, p := range parents {
 					var err error
 					if i == 0 {
-						_, err = e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: p}}, metav1.CreateOptions{})
+						cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: p}}
+						if tc.scratch {
+							cm.Data = map[string]string{"scratch": "yes"}
+						}
+						_, err = e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), cm, metav1.CreateOptions{})
 					} else {
 						err = e.patchParent(p, touch(i))
 					}

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -121,14 +122,17 @@ func (g *writeGate) record(req Request, w reconcile.Write) {
 }
 
 // add merges w into the writes: of one cache's namespace only the newest
-// resourceVersion matters, and a deletion replaces what was recorded of
-// the same object.
+// resourceVersion matters, and a deletion replaces an earlier deletion of
+// the same object. It does not replace a change: the change's
+// resourceVersion may stand for other writes in its namespace, and a
+// cache that has not seen the object created does not hold it, yet may
+// show it later.
 func (p *pendingWrites) add(w reconcile.Write) {
 	for i, x := range p.writes {
 		switch {
 		case x.Cache != w.Cache || x.Namespace != w.Namespace:
 		case x.Deleted || w.Deleted:
-			if x.UID == w.UID && x.Name == w.Name {
+			if x.Deleted && x.UID == w.UID && x.Name == w.Name {
 				p.writes[i] = w
 				return
 			}
@@ -150,17 +154,18 @@ func newer(a, b string) bool {
 	return err1 != nil || err2 != nil || x > y
 }
 
-// shown drops the writes their caches show and reports whether none is left.
+// shown drops the writes their caches show, in the order they were made
+// up to the first one not shown, and reports whether none is left. The
+// order matters for a deletion: a cache that has not seen the object
+// created does not hold it either, so a deletion counts as shown only
+// once the writes before it are.
 func (p *pendingWrites) shown() bool {
-	live := p.writes[:0]
-	for _, w := range p.writes {
-		if !w.Cache.Shows(w) {
-			live = append(live, w)
-		}
+	n := 0
+	for n < len(p.writes) && p.writes[n].Cache.Shows(p.writes[n]) {
+		n++
 	}
-	clear(p.writes[len(live):])
-	p.writes = live
-	return len(live) == 0
+	p.writes = slices.Delete(p.writes, 0, n)
+	return len(p.writes) == 0
 }
 
 // sweep drops the requests whose writes are all shown; g.mu is held.
@@ -243,10 +248,16 @@ func (g *writeGate) check(req Request, why reconcile.Reasons) hold {
 			break
 		}
 	}
+	p.waiting = true
+	if p.unwait == nil && p.shown() {
+		// The caches caught up since shown was asked, and will not
+		// notify: release now rather than at the bound.
+		go release()
+		return hold{held: true}
+	}
 	// On its own goroutine: a fake clock runs the callback holding its
 	// lock, which the queue's add takes to read the time.
 	p.untime = g.after(left, func() { go release() })
-	p.waiting = true
 	return hold{held: true}
 }
 

@@ -16,14 +16,23 @@ import (
 
 // fakeCache is a reconcile.WriteCache whose progress the test moves: it
 // shows a write once shown is set, and calls the waiter Notify hands it.
+// With catchUpOnShows, it catches up right after answering Shows, as an
+// informer that advances between the gate's two questions does.
 type fakeCache struct {
-	shown  atomic.Bool
-	mu     sync.Mutex
-	waiter func()
-	asked  int // WhenShows calls that registered a waiter
+	shown          atomic.Bool
+	catchUpOnShows atomic.Bool
+	mu             sync.Mutex
+	waiter         func()
+	asked          int // WhenShows calls that registered a waiter
 }
 
-func (c *fakeCache) Shows(reconcile.Write) bool { return c.shown.Load() }
+func (c *fakeCache) Shows(reconcile.Write) bool {
+	shown := c.shown.Load()
+	if c.catchUpOnShows.Load() {
+		c.shown.Store(true)
+	}
+	return shown
+}
 
 func (c *fakeCache) WhenShows(_ reconcile.Write, f func()) (func() bool, bool) {
 	if c.shown.Load() {

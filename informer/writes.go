@@ -17,12 +17,27 @@ var _ reconcile.WriteCache = (*Informer[*metav1.PartialObjectMetadata])(nil)
 
 // Shows reports whether the cache shows w: for a change, whether it has
 // processed w's resourceVersion (HasProcessed, in w's namespace); for a
-// deletion, whether it no longer holds the object with w's UID.
+// deletion, whether it no longer holds the object with w's UID. A cache
+// whose resourceVersions are not numbers cannot tell when it will see a
+// deletion (WhenShows), so it fails open for deletions too, as
+// HasProcessed does for changes.
 func (inf *Informer[T]) Shows(w reconcile.Write) bool {
 	if w.Deleted {
-		return !inf.holds(w)
+		return !inf.holds(w) || inf.opaque(w.Namespace)
 	}
 	return inf.HasProcessed(w.Namespace, w.ResourceVersion)
+}
+
+// opaque reports whether a watch that namespace's changes come through has
+// delivered a resourceVersion that is not a number: one whose progress
+// cannot be followed.
+func (inf *Informer[T]) opaque(namespace string) bool {
+	for _, src := range inf.sourcesOf(namespace) {
+		if src.progress.rev.Load() == failOpen {
+			return true
+		}
+	}
+	return false
 }
 
 func (inf *Informer[T]) holds(w reconcile.Write) bool {
@@ -38,7 +53,7 @@ func (inf *Informer[T]) WhenShows(w reconcile.Write, f func()) (cancel func() bo
 	if !w.Deleted {
 		return inf.WhenProcessed(w.Namespace, w.ResourceVersion, f)
 	}
-	if !inf.holds(w) {
+	if inf.Shows(w) {
 		return notWaiting, false
 	}
 	srcs := inf.sourcesOf(w.Namespace)
