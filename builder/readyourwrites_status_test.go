@@ -181,6 +181,9 @@ func TestReadYourWritesStatusNeverReverted(t *testing.T) {
 			if h[0][0] != "v0" {
 				t.Fatalf("status.seen %v, want it to start with v0", h)
 			}
+			if held, _ := e.metric(t, "steady_reconcile_held_total", "ledger"); held == 0 {
+				t.Fatal("no reconcile held: the cache did not lag, and the test shows nothing")
+			}
 		})
 	}
 }
