@@ -18,6 +18,14 @@
 // reconciled, or one added by a custom source, says less), but it may use
 // them to skip work or to log what woke it.
 //
+// Writes say what a reconcile changed: package client records every
+// successful write made with a reconcile's context (RecordWrite) as a
+// Write, the object's namespace, name, UID and the resourceVersion the
+// server returned, against the cache (WriteCache, an informer) that will
+// show it. The controller keeps the request's next reconcile from starting
+// before those caches do (see package controller, "Reading your own
+// writes"); code that writes another way can record its writes too.
+//
 // It sits below the handler and controller packages so both can speak of
 // requests; package controller re-exports these names.
 package reconcile
