@@ -235,5 +235,8 @@ func (r *Ring) leave(ctx context.Context) {
 		r.o.log.Error(err, "deleting the Lease on leaving; it will expire", "lease", r.leaseName)
 		return
 	}
+	r.mu.Lock()
+	r.own.exists = false
+	r.mu.Unlock()
 	r.o.log.Info("left the ring")
 }

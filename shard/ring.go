@@ -198,7 +198,7 @@ func (r *Ring) poke() {
 
 // mayStartLocked is the start rule of the handover protocol.
 func (r *Ring) mayStartLocked(hash uint64, now time.Time) bool {
-	if r.leaving || !r.running || !r.healthyLocked(now) || !r.own.caughtUp() {
+	if !r.healthyLocked(now) || !r.own.caughtUp() {
 		return false
 	}
 	if !r.assignment.Owns(r.identity, hash) || !r.own.ack.Owns(r.identity, hash) {
@@ -212,10 +212,10 @@ func (r *Ring) mayStartLocked(hash uint64, now time.Time) bool {
 	return true
 }
 
-// healthyLocked reports whether this replica is a member that renewed its
-// Lease within the renew deadline.
+// healthyLocked reports whether this replica is a running member that
+// renewed its Lease within the renew deadline.
 func (r *Ring) healthyLocked(now time.Time) bool {
-	return r.own.exists && now.Sub(r.own.renewed) < r.o.renewDeadline
+	return r.running && !r.leaving && r.own.exists && now.Sub(r.own.renewed) < r.o.renewDeadline
 }
 
 // drainedLocked reports whether every reconcile in progress is for a hash
