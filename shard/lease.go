@@ -68,7 +68,9 @@ func (r *Ring) keep(ctx context.Context) {
 			t.Reset(r.o.retryPeriod)
 		case <-r.kick:
 			r.mu.Lock()
-			due := r.ackDueLocked()
+			// After a failed write, acknowledgements wait for the next
+			// retry period rather than hammer the API server.
+			due := r.ackDueLocked() && r.o.clock.Since(r.own.failed) >= r.o.retryPeriod
 			r.mu.Unlock()
 			if due {
 				r.write(ctx)
@@ -102,6 +104,7 @@ func (r *Ring) write(ctx context.Context) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
+		r.own.failed = r.o.clock.Now()
 		switch {
 		case apierrors.IsNotFound(err):
 			// Deleted as expired: join again, with the same acknowledgement.
@@ -124,8 +127,11 @@ func (r *Ring) write(ctx context.Context) {
 	if !r.own.exists {
 		r.o.log.Info("holding the Lease", "lease", r.leaseName, "uid", l.UID)
 	}
-	r.own.exists, r.own.uid, r.own.rv, r.own.renewed = true, l.UID, l.ResourceVersion, sent
-	if !ack.Equal(r.own.ack) || r.own.pending != nil {
+	created := !r.own.exists || l.UID != r.own.uid
+	r.own.exists, r.own.uid, r.own.rv, r.own.renewed, r.own.failed = true, l.UID, l.ResourceVersion, sent, time.Time{}
+	if created || !ack.Equal(r.own.ack) || r.own.pending != nil {
+		// A new Lease stores the acknowledgement anew: the watch must
+		// show this write before it counts (see caughtUp).
 		rv, _ := strconv.ParseUint(l.ResourceVersion, 10, 64)
 		r.own.ack, r.own.ackRV, r.own.pending = ack, rv, nil
 		r.o.log.V(1).Info("acknowledged", "drainedFor", ackValue(ack))

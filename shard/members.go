@@ -32,6 +32,7 @@ type ownLease struct {
 	uid     types.UID
 	rv      string
 	renewed time.Time // when the last successful write was sent
+	failed  time.Time // when the last write failed, if the last failed
 	ack     Assignment
 	// pending is an acknowledgement being written, or whose write failed
 	// without saying whether it was stored: until a write succeeds, the
