@@ -82,7 +82,7 @@ func (r *Ring) keep(ctx context.Context) {
 // ackDueLocked reports whether this replica has drained for an
 // assignment it has not acknowledged.
 func (r *Ring) ackDueLocked() bool {
-	return r.drainedLocked() && (r.own.pending != nil || !r.own.ack.Equal(r.assignment))
+	return r.drainedLocked() && (len(r.own.pending) > 0 || !r.own.ack.Equal(r.assignment))
 }
 
 // write creates or renews the Lease, acknowledging the assignment if this
@@ -93,8 +93,8 @@ func (r *Ring) write(ctx context.Context) {
 	if r.drainedLocked() {
 		ack = r.assignment
 	}
-	if !ack.Equal(r.own.ack) {
-		r.own.pending = &ack
+	if !ack.Equal(r.own.ack) && (len(r.own.pending) == 0 || !ack.Equal(r.own.pending[len(r.own.pending)-1])) {
+		r.own.pending = append(r.own.pending, ack)
 	}
 	own := r.own
 	r.mu.Unlock()
@@ -129,7 +129,7 @@ func (r *Ring) write(ctx context.Context) {
 	}
 	created := !r.own.exists || l.UID != r.own.uid
 	r.own.exists, r.own.uid, r.own.rv, r.own.renewed, r.own.failed = true, l.UID, l.ResourceVersion, sent, time.Time{}
-	if created || !ack.Equal(r.own.ack) || r.own.pending != nil {
+	if created || !ack.Equal(r.own.ack) || len(r.own.pending) > 0 {
 		// A new Lease stores the acknowledgement anew: the watch must
 		// show this write before it counts (see caughtUp).
 		rv, _ := strconv.ParseUint(l.ResourceVersion, 10, 64)

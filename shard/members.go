@@ -34,10 +34,11 @@ type ownLease struct {
 	renewed time.Time // when the last successful write was sent
 	failed  time.Time // when the last write failed, if the last failed
 	ack     Assignment
-	// pending is an acknowledgement being written, or whose write failed
-	// without saying whether it was stored: until a write succeeds, the
-	// Lease may hold either, so reconciles start only where both allow.
-	pending *Assignment
+	// pending are acknowledgements being written, or whose writes failed
+	// without saying whether they were stored: until a write succeeds,
+	// the Lease may hold any of them, so reconciles start only where all
+	// allow.
+	pending []Assignment
 	ackRV   uint64 // resourceVersion of the write that stored ack
 	seenRV  uint64 // resourceVersion of the Lease as the watch last showed it
 }
@@ -50,7 +51,15 @@ func (o *ownLease) caughtUp() bool { return o.exists && o.seenRV >= o.ackRV }
 // owns reports whether every acknowledgement the Lease may hold gives
 // identity hash.
 func (o *ownLease) owns(identity string, hash uint64) bool {
-	return o.ack.Owns(identity, hash) && (o.pending == nil || o.pending.Owns(identity, hash))
+	if !o.ack.Owns(identity, hash) {
+		return false
+	}
+	for _, p := range o.pending {
+		if !p.Owns(identity, hash) {
+			return false
+		}
+	}
+	return true
 }
 
 // parseLease reads a Lease of ring; ok is false for one that is not a

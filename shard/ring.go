@@ -201,7 +201,7 @@ func (r *Ring) mayStartLocked(hash uint64, now time.Time) bool {
 	if !r.healthyLocked(now) || !r.own.caughtUp() {
 		return false
 	}
-	if !r.assignment.Owns(r.identity, hash) || !r.own.ack.Owns(r.identity, hash) {
+	if !r.assignment.Owns(r.identity, hash) || !r.own.owns(r.identity, hash) {
 		return false
 	}
 	for id, l := range r.leases {
