@@ -21,6 +21,8 @@ func ExampleAssignment() {
 	sel, _ := a.Selector(a.Owner(h), shard.UID)
 	fmt.Println("selector:", sel)
 	// Output:
+	// owner: pod-2
+	// selector: shardRange(object.metadata.uid, '0x0000000000000000', '0x0f9ea82a37feffed') || shardRange(object.metadata.uid, '0x7f41d619be61500b', '0x8b55f24a3097b975') || shardRange(object.metadata.uid, '0xbe3ac55d0a6c9c78', '0xfaf4b92271edbae9') || shardRange(object.metadata.uid, '0xff17798ff8eb62ad', '0x10000000000000000')
 }
 
 // A replica joins the ring and reconciles only what it may start.

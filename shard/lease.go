@@ -110,13 +110,17 @@ func (r *Ring) write(ctx context.Context) {
 			// Deleted as expired: join again, with the same acknowledgement.
 			r.own.exists = false
 		case apierrors.IsConflict(err):
-			// An earlier write was stored though it failed here: read
-			// the Lease's resourceVersion and write over it next time.
+			// Either an earlier write was stored though it failed here,
+			// or the Lease was deleted (an update of a deleted object
+			// fails its UID precondition): read which.
 			r.mu.Unlock()
 			cur, gerr := r.cs.CoordinationV1().Leases(r.o.namespace).Get(ctx, r.leaseName, metav1.GetOptions{})
 			r.mu.Lock()
-			if gerr == nil && cur.UID == r.own.uid {
-				r.own.rv = cur.ResourceVersion
+			switch {
+			case gerr == nil && cur.UID == r.own.uid:
+				r.own.rv = cur.ResourceVersion // write over it next time
+			case gerr == nil, apierrors.IsNotFound(gerr):
+				r.own.exists = false // join again, as below
 			}
 		}
 		if ctx.Err() == nil {

@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
+	"github.com/go-logr/logr/testr"
+
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -48,7 +50,7 @@ func (r *running) stop() {
 
 func startRing(t *testing.T, cs kubernetes.Interface, ns, id string, opts ...Option) *running {
 	t.Helper()
-	r, err := New(cs, "ring", id, testOptions(ns, opts...)...)
+	r, err := New(cs, "ring", id, testOptions(ns, append([]Option{WithLogger(testr.New(t).WithName(id))}, opts...)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +104,11 @@ func settled(rings []*running, members ...string) func() error {
 
 // detector plays reconciles on every ring at once, each holding a hash
 // for a moment, and records any hash two rings held at the same time.
+// Several workers of one ring may hold a hash together: a controller's
+// queue hands a key to one worker at a time, which the ring need not.
 type detector struct {
 	mu      sync.Mutex
-	holding map[uint64]string
+	holding map[uint64]map[string]int
 	overlap []string
 	done    atomic.Int64
 	stop    chan struct{}
@@ -112,7 +116,7 @@ type detector struct {
 }
 
 func newDetector() *detector {
-	return &detector{holding: map[uint64]string{}, stop: make(chan struct{})}
+	return &detector{holding: map[uint64]map[string]int{}, stop: make(chan struct{})}
 }
 
 // work plays reconciles on r, four at a time, until the detector stops.
@@ -132,16 +136,20 @@ func (d *detector) work(r *running) {
 					continue
 				}
 				d.mu.Lock()
-				if other, held := d.holding[h]; held {
-					d.overlap = append(d.overlap, fmt.Sprintf("%#x by %s and %s", h, other, r.Identity()))
-				} else {
-					d.holding[h] = r.Identity()
+				if d.holding[h] == nil {
+					d.holding[h] = map[string]int{}
 				}
+				for other := range d.holding[h] {
+					if other != r.Identity() {
+						d.overlap = append(d.overlap, fmt.Sprintf("%#x by %s and %s", h, other, r.Identity()))
+					}
+				}
+				d.holding[h][r.Identity()]++ // one ring's workers may share a hash: its queue would not
 				d.mu.Unlock()
 				time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond) // the reconcile
 				d.mu.Lock()
-				if d.holding[h] == r.Identity() {
-					delete(d.holding, h)
+				if d.holding[h][r.Identity()]--; d.holding[h][r.Identity()] == 0 {
+					delete(d.holding[h], r.Identity())
 				}
 				d.mu.Unlock()
 				d.done.Add(1)
