@@ -81,7 +81,6 @@ func (p *protocol) may(members ...string) (n int) {
 	return n
 }
 
-
 func TestStartRule(t *testing.T) {
 	p := newProtocol(t)
 	p.see("a")
