@@ -11,7 +11,8 @@ import (
 // ring when WithVirtualNodes is not given. With 128, three members own a
 // third each give or take 2.5 points of the keyspace (root mean square over
 // 1,000 random member names; the worst of them was 9.4 points), and a
-// member's selector names about 90 ranges.
+// member's selector names 80 to 90 ranges, about 6.5 KB, which
+// kube-apiserver lists and watches with in milliseconds.
 const DefaultVirtualNodes = 128
 
 // Assignment maps every hash to exactly one member: consistent hashing
