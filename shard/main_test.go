@@ -1,0 +1,9 @@
+package shard
+
+import (
+	"testing"
+
+	"github.com/steadyctl/steady/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
