@@ -235,7 +235,11 @@ func (f *shardFilter) matches(obj metav1.Object) bool {
 	if f.namespace {
 		v = obj.GetNamespace()
 	}
-	h := hash(v)
+	return f.contains(hash(v))
+}
+
+// contains reports whether hash h lies in one of the ranges.
+func (f *shardFilter) contains(h uint64) bool {
 	for _, r := range f.ranges {
 		if r[0] <= h && h <= r[1] {
 			return true
