@@ -241,7 +241,7 @@ func TestSetShardSelectorRelists(t *testing.T) {
 // A streamed list learns the mode from a one-object list first, then
 // filters the stream client-side.
 func TestShardStreamProbesThenFilters(t *testing.T) {
-	lw := newFakeLW().onList(cmList("5", "c"), nil) // no ShardInfo
+	lw := newFakeLW().onList(cmList("5", ""), nil) // no ShardInfo
 	w := lw.onWatch(nil)
 	h := start(t, streamingLW{lw}, WithShardSelector(lowHalf))
 	c := lw.next(t)
