@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/sharding"
-	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/event"
@@ -109,27 +108,15 @@ func (s *shardEvents) names() []string {
 // Watch events keep to the range; narrowing one informer to a quarter
 // deletes the rest from its cache with Delete events, and nothing else.
 func TestShardedInformersPartition(t *testing.T) {
-	t.Run("gate on", func(t *testing.T) { testPartition(t, gatedEnv(t), reflector.ShardServer) })
+	t.Run("gate on", func(t *testing.T) { testPartition(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), reflector.ShardServer) })
 	t.Run("gate off", func(t *testing.T) { testPartition(t, testkit.Env(t), reflector.ShardClient) })
 }
 
-func gatedEnv(t *testing.T) *testenv.Environment {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a control plane (etcd and kube-apiserver); skipped under -short")
-	}
-	env, err := testenv.Start(context.Background(), testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	return env
-}
 
 func testPartition(t *testing.T, env *testenv.Environment, wantMode reflector.ShardMode) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
+	cs := env.Clientset
 	ns := env.NewNamespace(t, "shards")
 	api := cs.CoreV1().ConfigMaps(ns)
 	createConfigMaps(t, api, 0, 200)

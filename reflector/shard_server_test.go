@@ -13,26 +13,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/testenv"
 )
 
-// gatedEnv starts a control plane of its own whose kube-apiserver applies
-// shard selectors, for t alone.
-func gatedEnv(t *testing.T) *testenv.Environment {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("needs a control plane (etcd and kube-apiserver); skipped under -short")
-	}
-	env, err := testenv.Start(context.Background(), testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	return env
-}
 
 // With the feature gate, the server's shard of every selector is the one
 // our filter computes, and it echoes ShardInfo; it applies the selector to
@@ -40,13 +25,13 @@ func gatedEnv(t *testing.T) *testenv.Environment {
 // gate it ignores the selector everywhere. The reflector is the same
 // either way, and its mode tells the two apart.
 func TestShardSelectorsOnARealServer(t *testing.T) {
-	t.Run("gate on", func(t *testing.T) { testShardServer(t, gatedEnv(t), true) })
+	t.Run("gate on", func(t *testing.T) { testShardServer(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), true) })
 	t.Run("gate off", func(t *testing.T) { testShardServer(t, testkit.Env(t), false) })
 }
 
 func testShardServer(t *testing.T, env *testenv.Environment, gate bool) {
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(env.Config)
+	cs := env.Clientset
 	ns := env.NewNamespace(t, "shards")
 	api := cs.CoreV1().ConfigMaps(ns)
 	for i := range 60 {
