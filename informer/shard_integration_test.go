@@ -108,10 +108,11 @@ func (s *shardEvents) names() []string {
 // Watch events keep to the range; narrowing one informer to a quarter
 // deletes the rest from its cache with Delete events, and nothing else.
 func TestShardedInformersPartition(t *testing.T) {
-	t.Run("gate on", func(t *testing.T) { testPartition(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), reflector.ShardServer) })
+	t.Run("gate on", func(t *testing.T) {
+		testPartition(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), reflector.ShardServer)
+	})
 	t.Run("gate off", func(t *testing.T) { testPartition(t, testkit.Env(t), reflector.ShardClient) })
 }
-
 
 func testPartition(t *testing.T, env *testenv.Environment, wantMode reflector.ShardMode) {
 	ctx, cancel := context.WithCancel(context.Background())

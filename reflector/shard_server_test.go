@@ -18,14 +18,15 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
-
 // With the feature gate, the server's shard of every selector is the one
 // our filter computes, and it echoes ShardInfo; it applies the selector to
 // a streamed list too, but nothing in the stream says so. Without the
 // gate it ignores the selector everywhere. The reflector is the same
 // either way, and its mode tells the two apart.
 func TestShardSelectorsOnARealServer(t *testing.T) {
-	t.Run("gate on", func(t *testing.T) { testShardServer(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), true) })
+	t.Run("gate on", func(t *testing.T) {
+		testShardServer(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=ShardedListAndWatch=true")), true)
+	})
 	t.Run("gate off", func(t *testing.T) { testShardServer(t, testkit.Env(t), false) })
 }
 
