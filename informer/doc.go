@@ -85,7 +85,8 @@
 //
 // WithKind sets how one kind is cached (KindOptions): its own namespaces,
 // which replace the factory's; a label and field selector for informers
-// asked for without one; a transform applied before caching; or Uncached,
+// asked for without one; a transform applied before caching; a shard
+// selector (see "Shards" below); or Uncached,
 // which makes package client read the kind from the API server, with no
 // informer and no list or watch permission needed. An informer asked for
 // explicitly — a controller watching the kind — is still made.
