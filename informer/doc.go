@@ -85,10 +85,37 @@
 //
 // WithKind sets how one kind is cached (KindOptions): its own namespaces,
 // which replace the factory's; a label and field selector for informers
-// asked for without one; a transform applied before caching; or Uncached,
+// asked for without one; a transform applied before caching; a shard
+// selector (see "Shards" below); or Uncached,
 // which makes package client read the kind from the API server, with no
 // informer and no list or watch permission needed. An informer asked for
 // explicitly — a controller watching the kind — is still made.
+//
+// # Shards
+//
+// An operator run as N replicas can give each a shard of a kind: the
+// objects whose uid (or namespace) hashes into its ranges, in the API
+// server's shard selector syntax (KEP-5866). KindOptions.ShardSelector is
+// the initial selector of a kind's informers and SetShardSelector changes
+// it at run time, as the replica's ranges change. The API server filters
+// when its ShardedListAndWatch feature gate is on; otherwise the reflector
+// drops the other objects itself, so the cache is the same either way.
+// ShardMode says which (see package reflector).
+//
+// A change of selector relists each source with the new selector (not
+// older than the resourceVersion the cache reflects) and applies the list
+// as one Replace, like any relist: objects that left the shard get Delete
+// events, objects that entered get Create events, the rest no event at
+// all, and readers never see half of it. The alternatives cost more than
+// they save: dropping the objects that left locally works only when the
+// shard shrinks, since objects that entered must be listed anyway, and
+// the watch must be restarted with the new selector in either case;
+// listing only the gained ranges and deleting the lost ones locally needs
+// two steps at different resourceVersions stitched together by hand; and
+// restarting the informer with an empty cache makes every handler see each
+// kept object deleted and created again, and reads wait for the new list.
+// A relist moves the shard's objects (1/N of the kind) once, from the API
+// server's watch cache, and only when membership changes.
 //
 // # Releasing informers
 //

@@ -27,6 +27,7 @@ type Informer[T object.Object] struct {
 	// sourceIndex finds the source of a namespace when there are several.
 	sourceIndex map[string]int
 	ropts       []reflector.Option
+	refls       []*reflector.Reflector[T] // one per source, set by Start; mu
 
 	// mu orders batch application against handler registration, so a late
 	// handler's synthetic creates and the live events it gets next line up.
@@ -41,6 +42,7 @@ type Informer[T object.Object] struct {
 	dropManaged    bool               // the factory's default: DropManagedFields before transform
 	kindTransform  func(T) (T, error) // the factory's WithKind transform, after dropManaged
 	errHandler     func(error)
+	shardSelector  string      // see SetShardSelector
 	notes          []change[T] // reused per batch
 	clock          clock.WithTicker
 	sync           *syncState
@@ -185,6 +187,7 @@ func (inf *Informer[T]) Start(ctx context.Context) error {
 		inf.endProgress()
 		return err
 	}
+	inf.refls = refls
 	for l, period := range inf.listeners {
 		inf.startListener(l, period)
 	}

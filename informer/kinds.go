@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reflector"
 )
 
 // KindOptions is how a Factory caches one kind: the per-kind half of
@@ -33,6 +34,12 @@ type KindOptions struct {
 	// the cache and is reported as a watch error, as a SetTransform error
 	// is.
 	Transform func(object.Object) (object.Object, error)
+	// ShardSelector is the initial shard selector of every informer of
+	// the kind (see Informer.SetShardSelector and
+	// reflector.WithShardSelector), whatever its namespace and selectors:
+	// a sharded controller's replica caches only its shard of the kind.
+	// Empty: every object. A malformed selector is an error of NewFactory.
+	ShardSelector string
 	// Uncached makes clients of the kind (package client) read from the
 	// API server instead of a cache: no informer is created for them, so
 	// the operator needs no list or watch permission on the kind and holds
@@ -80,6 +87,9 @@ func (o *options) checkKinds() error {
 		}
 		if err := ko.Selector.Validate(); err != nil {
 			return fmt.Errorf("%s: Selector: %w", opt, err)
+		}
+		if _, err := reflector.ParseShardSelector(ko.ShardSelector); err != nil {
+			return fmt.Errorf("%s: ShardSelector: %w", opt, err)
 		}
 		if len(ko.Namespaces) > 0 {
 			set, err := namespaceSet(opt+".Namespaces", ko.Namespaces)

@@ -36,6 +36,7 @@ type settings[T object.Object] struct {
 	indexes    map[string]IndexFunc[T]
 	transform  func(T) (T, error)
 	errHandler func(error)
+	shard      string
 }
 
 // own records inf as the factory's informer for key, with renew to ask the
@@ -50,7 +51,7 @@ func own[T object.Object](f *Factory, key factoryKey, inf *Informer[T], renew fu
 		return
 	}
 	delete(f.inherited, key)
-	inf.transform, inf.errHandler = s.transform, s.errHandler
+	inf.transform, inf.errHandler, inf.shardSelector = s.transform, s.errHandler, s.shard
 	for name, fn := range s.indexes {
 		if err := inf.cache.AddIndex(name, fn); err != nil {
 			inf.log.Error(err, "re-adding an index of the released informer")
@@ -98,7 +99,7 @@ func (inf *Informer[T]) releaseIfIdle() bool {
 // settings returns what a successor inherits. The factory's mutex is held.
 func (inf *Informer[T]) settings() any {
 	inf.mu.Lock()
-	s := settings[T]{transform: inf.transform, errHandler: inf.errHandler, indexes: map[string]IndexFunc[T]{}}
+	s := settings[T]{transform: inf.transform, errHandler: inf.errHandler, shard: inf.shardSelector, indexes: map[string]IndexFunc[T]{}}
 	inf.mu.Unlock()
 	inf.cache.mu.RLock()
 	for name, ix := range inf.cache.indexes {

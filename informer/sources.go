@@ -93,6 +93,7 @@ func (inf *Informer[T]) reflectors() ([]*reflector.Reflector[T], error) {
 		if transform != nil {
 			ropts = append(ropts, reflector.WithTransform(transform))
 		}
+		ropts = append(ropts, reflector.WithShardSelector(inf.shardSelector))
 		refl, err := reflector.New[T](src.lw, receiving[T]{src.fifo, &src.progress}, ropts...)
 		if err != nil {
 			return nil, err

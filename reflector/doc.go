@@ -69,4 +69,34 @@
 //
 // A transform (WithTransform) runs exactly once per object on every path,
 // before the store sees it.
+//
+// # Shards
+//
+// WithShardSelector keeps the reflector to one shard of the objects: those
+// whose metadata.uid (or metadata.namespace) has a 64-bit FNV-1a hash in
+// the selector's ranges (KEP-5866). The selector goes to the API server as
+// ListOptions.ShardSelector on every list page, stream and watch. A server
+// with the ShardedListAndWatch feature gate applies it and echoes
+// ListMeta.ShardInfo on lists; one without ignores it and sends everything.
+// The reflector therefore also checks every object with the same hash, and
+// drops those outside the shard: the store holds the same objects either
+// way, only the network and decoding saving is lost. An object's uid and
+// namespace never change, so no update moves it into or out of a shard.
+// ShardMode says which side filtered (ShardServer or ShardClient, logged
+// once per change): a paged list tells by ShardInfo, and an object outside
+// the shard arriving anyway (a watch served by another kube-apiserver
+// without the gate) turns the mode to ShardClient.
+//
+// A streamed list cannot tell: the server applies the selector to its
+// initial events too, but its closing bookmark carries no ShardInfo, and a
+// server without the gate accepts the selector on a watch and ignores it.
+// So before streaming, a sharded reflector lists at most one object with
+// the selector to learn the mode, and filters the stream client-side
+// always. That keeps WatchList's benefit (no list built in the server's
+// memory) for the price of one tiny request per relist.
+//
+// SetShardSelector changes the selector of a running reflector: it ends the
+// watch and relists, not older than the newest resourceVersion seen, so
+// the store's Replace deletes the objects that left the shard and adds
+// those that entered it.
 package reflector

@@ -19,6 +19,7 @@ func (r *Reflector[T]) relist(ctx context.Context) error {
 	r.mu.Lock()
 	rv := r.relistRV
 	first := !r.initialSync
+	f := r.shard
 	r.mu.Unlock()
 
 	match := metav1.ResourceVersionMatchNotOlderThan
@@ -28,36 +29,42 @@ func (r *Reflector[T]) relist(ctx context.Context) error {
 	case rv == "":
 		match = ""
 	}
-	items, listRV, err := r.listPages(ctx, rv, match, r.o.pageSize)
+	items, listRV, err := r.listPages(ctx, rv, match, r.o.pageSize, f)
 	if err != nil && rv != "" && (isExpired(err) || isTooLargeRV(err)) {
 		r.log.Info("relist at the last seen resourceVersion failed; falling back to a consistent list",
 			"resourceVersion", rv, "error", err.Error())
-		items, listRV, err = r.listPages(ctx, "", "", r.o.pageSize)
+		items, listRV, err = r.listPages(ctx, "", "", r.o.pageSize, f)
 	}
 	if err != nil {
 		return fmt.Errorf("list: %w", err)
 	}
-	return r.replace(items, listRV)
+	return r.replace(items, listRV, f)
 }
 
-// replace hands a complete list to the store and records the progress.
-func (r *Reflector[T]) replace(items []T, rv string) error {
+// replace hands a complete list, of the shard f selects, to the store and
+// records the progress. A shard selector changed meanwhile keeps a relist
+// due.
+func (r *Reflector[T]) replace(items []T, rv string, f *shardFilter) error {
 	if err := r.store.Replace(items, rv); err != nil {
 		// Replace applies what it can; report the rest without relisting.
 		r.log.Error(err, "store rejected part of a list", "resourceVersion", rv)
 	}
 	r.seen(rv)
 	r.mu.Lock()
-	r.initialSync, r.needRelist, r.relistRV = true, false, ""
+	r.initialSync, r.needRelist, r.relistRV = true, r.shard != f, ""
+	if r.needRelist {
+		r.relistRV = r.lastRV
+	}
 	r.mu.Unlock()
 	return nil
 }
 
-// listPages lists everything as of rv/match, page by page. When a continue
-// token has expired (the version it pins was compacted away) it starts over
-// with a single unpaged list, which the server answers in one consistent piece.
-func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.ResourceVersionMatch, limit int64) ([]T, string, error) {
-	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: match, Limit: limit}
+// listPages lists everything as of rv/match, page by page, in the shard f
+// selects (nil: everything). When a continue token has expired (the
+// version it pins was compacted away) it starts over with a single unpaged
+// list, which the server answers in one consistent piece.
+func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.ResourceVersionMatch, limit int64, f *shardFilter) ([]T, string, error) {
+	opts := metav1.ListOptions{ResourceVersion: rv, ResourceVersionMatch: match, Limit: limit, ShardSelector: f.String()}
 	if rv == "0" {
 		opts.Limit = 0 // served from the watch cache, which does not page
 	}
@@ -67,7 +74,7 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.Re
 		if err != nil {
 			if opts.Continue != "" && isExpired(err) {
 				r.log.Info("list continue token expired; listing again in one piece")
-				return r.listPages(ctx, rv, match, 0)
+				return r.listPages(ctx, rv, match, 0, f)
 			}
 			return nil, "", err
 		}
@@ -81,21 +88,24 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.Re
 		}
 		if items == nil {
 			items = make([]T, 0, len(objs))
+			r.noteShardInfo(f, list, lm)
 		}
 		for _, o := range objs {
-			t, err := r.typed(o)
+			t, ok, err := r.typed(o, f)
 			if err != nil {
 				r.report(err)
-				continue
 			}
-			items = append(items, t)
+			if ok {
+				items = append(items, t)
+			}
 		}
 		if lm.GetContinue() == "" {
 			return items, lm.GetResourceVersion(), nil
 		}
-		// Later pages carry only the token: the server rejects a
-		// resourceVersion or resourceVersionMatch beside it.
-		opts = metav1.ListOptions{Continue: lm.GetContinue(), Limit: opts.Limit}
+		// Later pages carry only the token (the server rejects a
+		// resourceVersion or resourceVersionMatch beside it) and, as label
+		// selectors do, the shard selector, which the token does not hold.
+		opts = metav1.ListOptions{Continue: lm.GetContinue(), Limit: opts.Limit, ShardSelector: f.String()}
 	}
 }
 

@@ -23,6 +23,7 @@ type options struct {
 	deadWatch    time.Duration
 	pageSize     int64
 	initialRV    string
+	shard        string
 	watchList    WatchListMode
 	streamGuard  time.Duration
 	onError      func(error)
@@ -92,6 +93,22 @@ func WithPageSize(n int64) Option { return func(o *options) { o.pageSize = n } }
 func WithInitialListResourceVersion(rv string) Option {
 	return func(o *options) { o.initialRV = rv }
 }
+
+// WithShardSelector lists and watches only the objects of one shard:
+// those whose metadata.uid (or metadata.namespace) hashes into the
+// selector's ranges, in the API server's syntax (see ParseShardSelector),
+// for example
+//
+//	shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')
+//
+// The selector goes to the server as ListOptions.ShardSelector, and the
+// reflector also checks every object itself with the server's hash: a
+// server without the ShardedListAndWatch feature gate ignores the selector
+// and sends every object, and the reflector then drops those outside the
+// shard, so the store holds the same objects either way (ShardMode tells
+// which happened). Default "": every object. A malformed selector is an
+// error of New naming this option.
+func WithShardSelector(sel string) Option { return func(o *options) { o.shard = sel } }
 
 // WatchListMode chooses how the reflector gets its complete lists.
 type WatchListMode int

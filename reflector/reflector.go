@@ -43,7 +43,10 @@ type Reflector[T object.Object] struct {
 	initialSync bool      // the first Replace reached the store
 	streamOff   bool      // WatchList failed once; list+watch from now on
 	needRelist  bool
-	relistRV    string // if set, relist "not older than" this first
+	relistRV    string       // if set, relist "not older than" this first
+	shard       *shardFilter // nil: no shard selector
+	shardMode   ShardMode
+	kick        chan struct{} // ends the current watch: a relist is due
 }
 
 // New returns a reflector from lw into store. Options that do not make sense
@@ -51,10 +54,16 @@ type Reflector[T object.Object] struct {
 // negative page size) are an error naming the option.
 func New[T object.Object](lw ListerWatcher, store Store[T], opts ...Option) (*Reflector[T], error) {
 	o := newOptions(opts)
-	r := &Reflector[T]{lw: lw, store: store, o: o, log: o.log.WithValues("reflector", o.name), needRelist: true}
+	r := &Reflector[T]{lw: lw, store: store, o: o, log: o.log.WithValues("reflector", o.name), needRelist: true,
+		kick: make(chan struct{}, 1)}
 	if lw == nil || store == nil {
 		return nil, fmt.Errorf("reflector %s: nil ListerWatcher or Store", o.name)
 	}
+	shard, err := newShardFilter(o.shard)
+	if err != nil {
+		return nil, fmt.Errorf("reflector %s: WithShardSelector: %w", o.name, err)
+	}
+	r.setShard(shard)
 	if o.transform != nil {
 		fn, ok := o.transform.(func(T) (T, error))
 		if !ok {
@@ -195,20 +204,26 @@ func (r *Reflector[T]) seen(rv string) {
 }
 
 // typed converts what the API returned into T, applying the transform once.
-func (r *Reflector[T]) typed(obj runtime.Object) (T, error) {
+// ok is false, with no error, for an object outside the shard f selects
+// (nil: no shard), which the store must not see.
+func (r *Reflector[T]) typed(obj runtime.Object, f *shardFilter) (out T, ok bool, err error) {
 	t, ok := obj.(T)
 	if !ok {
 		var zero T
-		return zero, fmt.Errorf("reflector %s: got %s, want %T", r.o.name, describe(obj), zero)
+		return zero, false, fmt.Errorf("reflector %s: got %s, want %T", r.o.name, describe(obj), zero)
+	}
+	if f != nil && !f.matches(t) {
+		r.outsideShard(f)
+		return t, false, nil
 	}
 	if r.xform == nil {
-		return t, nil
+		return t, true, nil
 	}
-	out, err := r.xform(t)
+	out, err = r.xform(t)
 	if err != nil {
-		return out, fmt.Errorf("reflector %s: transform of %s: %w", r.o.name, describe(obj), err)
+		return out, false, fmt.Errorf("reflector %s: transform of %s: %w", r.o.name, describe(obj), err)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 func describe(obj runtime.Object) string {

@@ -43,17 +43,23 @@ func (r *Reflector[T]) canStream() bool {
 // no event at all within the stream guard — each returns errStreamUnsupported.
 func (r *Reflector[T]) stream(ctx context.Context) error {
 	r.mu.Lock()
-	rv := r.relistRV
+	rv, f := r.relistRV, r.shard
 	r.mu.Unlock()
-	err := r.streamFrom(ctx, rv)
+	if err := r.probeShard(ctx, f); err != nil {
+		return fmt.Errorf("shard selector probe: %w", err)
+	}
+	err := r.streamFrom(ctx, rv, f)
 	if err != nil && rv != "" && (isExpired(err) || isTooLargeRV(err)) {
 		r.log.Info("streamed relist at the last seen resourceVersion failed; streaming a consistent list", "error", err.Error())
-		err = r.streamFrom(ctx, "")
+		err = r.streamFrom(ctx, "", f)
 	}
 	return err
 }
 
-func (r *Reflector[T]) streamFrom(ctx context.Context, rv string) error {
+// streamFrom streams a list of the shard f selects (nil: everything). The
+// stream is filtered client-side whatever the probe said: nothing in it
+// tells whether the server applied the selector.
+func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter) error {
 	yes := true
 	w, err := r.lw.Watch(ctx, metav1.ListOptions{
 		SendInitialEvents:    &yes,
@@ -61,6 +67,7 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string) error {
 		ResourceVersion:      rv,
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(),
+		ShardSelector:        f.String(),
 	})
 	if err != nil {
 		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
@@ -84,15 +91,15 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string) error {
 				return fmt.Errorf("%w: stream closed before the initial-events-end bookmark", errStreamUnsupported)
 			}
 			guard.Reset(r.o.streamGuard)
-			done, err := r.collect(ev, &items)
+			done, err := r.collect(ev, &items, f)
 			if err != nil {
 				return err
 			}
 			if done != "" {
-				if err := r.replace(items, done); err != nil {
+				if err := r.replace(items, done, f); err != nil {
 					return err
 				}
-				return r.consume(ctx, w)
+				return r.consume(ctx, w, f)
 			}
 		}
 	}
@@ -100,15 +107,16 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string) error {
 
 // collect takes one event of the initial stream. It returns the list's
 // resourceVersion once the closing bookmark arrives.
-func (r *Reflector[T]) collect(ev watch.Event, items *[]T) (endRV string, err error) {
+func (r *Reflector[T]) collect(ev watch.Event, items *[]T, f *shardFilter) (endRV string, err error) {
 	switch ev.Type {
 	case watch.Added:
-		t, err := r.typed(ev.Object)
+		t, ok, err := r.typed(ev.Object, f)
 		if err != nil {
 			r.report(err)
-			return "", nil
 		}
-		*items = append(*items, t)
+		if ok {
+			*items = append(*items, t)
+		}
 		return "", nil
 	case watch.Bookmark:
 		m, err := meta.Accessor(ev.Object)

@@ -28,17 +28,19 @@ const shortWatch = time.Second
 // until it ends. nil means it ended normally (its timeout) and another watch
 // from where it stopped is due.
 func (r *Reflector[T]) watchOnce(ctx context.Context) error {
+	f := r.currentShard()
 	opts := metav1.ListOptions{
 		ResourceVersion:     r.LastSyncResourceVersion(),
 		AllowWatchBookmarks: true,
 		TimeoutSeconds:      r.watchTimeout(),
+		ShardSelector:       f.String(),
 	}
 	w, err := r.lw.Watch(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer w.Stop()
-	return r.consume(ctx, w)
+	return r.consume(ctx, w, f)
 }
 
 // watchTimeout picks this request's timeout, in whole seconds, at random
@@ -52,8 +54,9 @@ func (r *Reflector[T]) watchTimeout() *int64 {
 	return &secs
 }
 
-// consume applies a watch's events to the store until it ends.
-func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface) error {
+// consume applies a watch's events, of the shard f selects, to the store
+// until it ends or SetShardSelector asks for a relist.
+func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardFilter) error {
 	start := r.o.clock.Now()
 	events := 0
 	dead := r.o.clock.NewTimer(r.o.deadWatch)
@@ -61,6 +64,8 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface) error {
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-r.kick:
 			return nil
 		case <-dead.C():
 			return errDeadWatch
@@ -73,7 +78,7 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface) error {
 			}
 			events++
 			dead.Reset(r.o.deadWatch)
-			if err := r.apply(ev); err != nil {
+			if err := r.apply(ev, f); err != nil {
 				return err
 			}
 		}
@@ -82,7 +87,7 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface) error {
 
 // apply hands one watch event to the store. An error event ends the watch
 // with the server's error; a bad object is logged and skipped.
-func (r *Reflector[T]) apply(ev watch.Event) error {
+func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 	switch ev.Type {
 	case watch.Error:
 		return apierrors.FromObject(ev.Object)
@@ -100,9 +105,17 @@ func (r *Reflector[T]) apply(ev watch.Event) error {
 		r.log.Info("ignoring watch event of unknown type", "type", ev.Type)
 		return nil
 	}
-	obj, err := r.typed(ev.Object)
+	obj, ok, err := r.typed(ev.Object, f)
 	if err != nil {
 		r.report(err)
+	}
+	if !ok {
+		if err == nil {
+			// Outside the shard: for the store's objects, as good as a
+			// bookmark.
+			r.store.Bookmark(obj.GetResourceVersion())
+			r.seen(obj.GetResourceVersion())
+		}
 		return nil
 	}
 	switch ev.Type {

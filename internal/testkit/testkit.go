@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -20,6 +21,28 @@ func Main(m *testing.M) { testenv.Main(m) }
 func Env(t testing.TB) *testenv.Environment {
 	t.Helper()
 	return testenv.Shared(t)
+}
+
+// OwnEnv starts a control plane for t alone, with opts — a kube-apiserver
+// feature gate the shared one has off, say — and stops it when t ends.
+// Starting one takes seconds of CPU: give a test binary at most one, and
+// run the tests that need it as subtests of one test. Like Env it skips the
+// test under go test -short.
+func OwnEnv(t testing.TB, opts ...testenv.Option) *testenv.Environment {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a control plane (etcd and kube-apiserver); skipped under -short")
+	}
+	env, err := testenv.Start(context.Background(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return env
 }
 
 // Clientset returns a clientset for Env's control plane, shared by the
