@@ -308,14 +308,14 @@ func TestSelectorEdges(t *testing.T) {
 	if _, err := Selector(UID, []Range{{Start: 5, End: 5}}); !errors.Is(err, ErrNoRanges) {
 		t.Fatalf("an empty range: %v: want ErrNoRanges", err)
 	}
-	if _, err := Selector("metadata.uid", []Range{Everything}); err == nil || !strings.Contains(err.Error(), `"metadata.uid"`) {
+	if _, err := Selector("metadata.uid", []Range{Everything()}); err == nil || !strings.Contains(err.Error(), `"metadata.uid"`) {
 		t.Fatalf("a bad field: %v: want an error naming it", err)
 	}
 	a := mustAssign(t, []string{"a"}, 4)
 	if _, err := a.Selector("z", UID); !errors.Is(err, ErrNoRanges) || !strings.Contains(err.Error(), `"z"`) {
 		t.Fatalf("a non-member's selector: %v: want ErrNoRanges naming it", err)
 	}
-	if Everything.Fraction() != 1 || !Everything.Contains(math.MaxUint64) || (Range{Start: 3, End: 3}).Contains(3) {
+	if Everything().Fraction() != 1 || !Everything().Contains(math.MaxUint64) || (Range{Start: 3, End: 3}).Contains(3) {
 		t.Fatal("Range arithmetic is off at the ends")
 	}
 }

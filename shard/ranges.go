@@ -17,8 +17,8 @@ type Range struct {
 	EndIsMax   bool
 }
 
-// Everything is the whole hash space.
-var Everything = Range{EndIsMax: true}
+// Everything returns the whole hash space.
+func Everything() Range { return Range{EndIsMax: true} }
 
 // ErrNoRanges is returned when a selector is asked for no ranges: the
 // API server's syntax has no selector that matches nothing, and an empty
