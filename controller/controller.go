@@ -90,7 +90,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.started = true
 	c.queue = c.newQueue()
 	defer c.queue.ShutDown()
-	if c.opts.readYourWrites || c.opts.dropEchoes {
+	if c.opts.readYourWrites || c.opts.dropEchoes || c.opts.priority {
 		c.queue.gate = newWriteGate(c)
 		defer c.queue.gate.close()
 	}

@@ -64,7 +64,11 @@
 // after thousands of start-up reconciles. A handler may name a priority of
 // its own (handler.WithPriority, or handler.AddWithOpts with AddOpts); a
 // request added twice keeps the higher, and a request that fails or asks
-// for RequeueAfter comes back at the priority it had.
+// for RequeueAfter comes back at the priority it had. So does the update
+// that only echoes a write the request's own reconcile made (its
+// resourceVersion is the one the write returned, recorded by package
+// client): the follow-up of an initial-list reconcile stays behind the
+// rest of the initial list rather than going ahead of it as a change.
 //
 // Priorities do not starve: a request that has been ready for WithMaxWait
 // (a minute by default) goes ahead of every priority, so a stream of

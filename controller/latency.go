@@ -45,8 +45,8 @@ func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
 	q.q.AddWithOpts(o, req)
 }
 
-// dropsEchoes and ownEcho are the controller queue's (see eventQueue).
-func (q stampedQueue) dropsEchoes() bool { return dropsEchoes(q.q) }
+// tracksEchoes and ownEcho are the controller queue's (see eventQueue).
+func (q stampedQueue) tracksEchoes() bool { return tracksEchoes(q.q) }
 
 func (q stampedQueue) ownEcho(req Request, e echoEvent) bool {
 	return q.q.(ownWrites).ownEcho(req, e)

@@ -94,21 +94,22 @@ func (q *queue) addHeld(req Request, why reconcile.Reasons) {
 	q.pq.AddWithOpts(q.opts(req, workqueue.AddOpts{Reasons: workqueue.Reasons(why)}), req)
 }
 
-// dropsEchoes and ownEcho are the write gate's (see eventQueue).
-func (q *queue) dropsEchoes() bool { return q.gate != nil && q.gate.echoes != nil }
+// tracksEchoes and ownEcho are the write gate's (see eventQueue).
+func (q *queue) tracksEchoes() bool { return q.gate != nil && q.gate.echoes != nil }
 
 func (q *queue) ownEcho(req Request, e echoEvent) bool {
-	return q.dropsEchoes() && q.gate.ownEcho(req, e)
+	return q.tracksEchoes() && q.gate.ownEcho(req, e)
 }
 
-// get hands out the next request and the reasons it was queued for.
-func (q *queue) get() (Request, reconcile.Reasons, bool) {
+// get hands out the next request, its priority and the reasons it was
+// queued for.
+func (q *queue) get() (Request, int, reconcile.Reasons, bool) {
 	if q.pq == nil {
 		req, shutdown := q.rq.Get()
-		return req, 0, shutdown
+		return req, 0, 0, shutdown
 	}
-	req, why, shutdown := q.pq.GetWithReasons()
-	return req, reconcile.Reasons(why), shutdown
+	req, prio, why, shutdown := q.pq.GetWithPriorityAndReasons()
+	return req, prio, reconcile.Reasons(why), shutdown
 }
 
 // Done, Forget, NumRequeues and ShutDown are the work queue's.

@@ -128,12 +128,13 @@ type eventQueue struct {
 }
 
 // ownWrites is the controller's queue when it recognizes the echoes of
-// its own writes (WithDropOwnEchoes).
+// its own writes (to drop them with WithDropOwnEchoes, or to queue them at
+// the priority of the reconcile that wrote).
 type ownWrites interface {
-	dropsEchoes() bool
+	tracksEchoes() bool
 	// ownEcho reports whether it has taken care of e's add of req: dropped
-	// it as an echo, or put it off until req's reconcile in progress has
-	// recorded its writes.
+	// it as an echo or added it at the writer's priority, or put it off
+	// until req's reconcile in progress has recorded its writes.
 	ownEcho(req Request, e echoEvent) bool
 }
 
@@ -146,12 +147,13 @@ type echoEvent struct {
 	o   handler.AddOpts
 }
 
-// dropsEchoes reports whether q, a queue a source is given, drops echoes.
+// tracksEchoes reports whether q, a queue a source is given, looks for
+// the echoes of its controller's writes.
 // The queues between a source and the controller's (per watch, for
 // latency) pass the question on.
-func dropsEchoes(q any) bool {
+func tracksEchoes(q any) bool {
 	w, ok := q.(ownWrites)
-	return ok && w.dropsEchoes()
+	return ok && w.tracksEchoes()
 }
 
 // echoOf is an update event's new object, to tell an echo by.
@@ -181,13 +183,13 @@ func (e *eventQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 // at Attach so that delivering an event allocates none.
 type eventQueues struct {
 	create, initial, update, resync, delete eventQueue
-	echoes                                  ownWrites // nil unless echoes are dropped
+	echoes                                  ownWrites // nil unless echoes are tracked
 }
 
 func newEventQueues(q handler.Queue) *eventQueues {
 	low := handler.LowPriority
 	var echoes ownWrites
-	if dropsEchoes(q) {
+	if tracksEchoes(q) {
 		echoes = q.(ownWrites)
 	}
 	return &eventQueues{

@@ -147,8 +147,8 @@ func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
 	}
 }
 
-// dropsEchoes and ownEcho are the controller queue's (see eventQueue).
-func (g *gate) dropsEchoes() bool { return dropsEchoes(g.q) }
+// tracksEchoes and ownEcho are the controller queue's (see eventQueue).
+func (g *gate) tracksEchoes() bool { return tracksEchoes(g.q) }
 
 func (g *gate) ownEcho(req Request, e echoEvent) bool {
 	return g.q.(ownWrites).ownEcho(req, e)

@@ -14,7 +14,7 @@ import (
 
 // processNext takes one request and reconciles it; false means stop.
 func (c *Controller) processNext(ctx context.Context) bool {
-	req, why, shutdown := c.queue.get()
+	req, prio, why, shutdown := c.queue.get()
 	if shutdown {
 		return false
 	}
@@ -34,7 +34,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 			c.opts.reconcileMetrics.(EventLatencyMetrics).EventToReconcile(c.name, d)
 		}
 	}
-	c.reconcileOne(ctx, req, why, h)
+	c.reconcileOne(ctx, req, prio, why, h)
 	return true
 }
 
@@ -48,8 +48,9 @@ func (c *Controller) processNext(ctx context.Context) bool {
 //   - success: forget the backoff.
 //
 // The reasons the request was queued for (none with a plain queue) go
-// into its context, its logger and the reason metrics.
-func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcile.Reasons, h hold) {
+// into its context, its logger and the reason metrics; its priority goes
+// to the echoes of its writes.
+func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, why reconcile.Reasons, h hold) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
 	if h.wasHeld {
 		// Held for the caches to show this request's last writes.
@@ -63,7 +64,7 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcil
 	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
 	rctx := reconcile.WithControllerName(context.WithoutCancel(ctx), c.name)
 	if g := c.queue.gate; g != nil {
-		rctx = reconcile.WithWriteRecorder(rctx, &recorder{g, req})
+		rctx = reconcile.WithWriteRecorder(rctx, &recorder{g, req, prio})
 	}
 	if why != 0 {
 		log = log.WithValues("reasons", why)
@@ -85,7 +86,7 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, why reconcil
 		start = time.Now()
 	}
 	if g := c.queue.gate; g != nil {
-		g.begin(req)
+		g.begin(req, prio)
 	}
 	result, panicked, err := c.call(rctx, req)
 	if g := c.queue.gate; g != nil {

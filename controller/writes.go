@@ -15,7 +15,10 @@ import (
 
 // writeGate keeps a controller's reconciles from starting on a cache that
 // does not show the controller's own writes (WithReadYourWrites), and
-// recognizes the echoes of those writes (WithDropOwnEchoes).
+// recognizes the echoes of those writes: to drop them (WithDropOwnEchoes),
+// or to queue them at the priority of the reconcile that wrote (with the
+// priority queue), so that the follow-up of low-priority work, such as
+// the initial list's, stays behind the changes that came from outside.
 //
 // Every reconcile's context carries a recorder for its request (package
 // client records each write there). The writes wait in pending, per
@@ -35,14 +38,15 @@ type writeGate struct {
 	mu      sync.Mutex
 	pending map[Request]*pendingWrites
 	sweepAt int
-	echoes  map[echoKey]echo // nil unless WithDropOwnEchoes
+	echoes  map[echoKey]echo // nil when echoes are neither dropped nor prioritized
+	drop    bool             // drop echoes (WithDropOwnEchoes), else queue them at the writer's priority
 	echoAt  int              // the echoes' sweep threshold
 	flights map[Request]*flight
 	closed  bool
 }
 
-// flight is a reconcile in progress, with echoes dropped: the adds of its
-// request from update events, put off until it ends.
+// flight is a reconcile in progress whose echoes are tracked: the adds of
+// its request from update events, put off until it ends.
 type flight struct{ later []echoEvent }
 
 // pendingWrites are one request's writes that its cache may not show.
@@ -62,10 +66,12 @@ type echoKey struct {
 	uid types.UID
 }
 
-// echo is the resourceVersion the write returned, and when.
+// echo is the resourceVersion the write returned, when, and the priority
+// of the reconcile that made it.
 type echo struct {
-	rv string
-	at time.Time
+	rv   string
+	at   time.Time
+	prio int
 }
 
 const minSweep = 256
@@ -74,7 +80,8 @@ func newWriteGate(c *Controller) *writeGate {
 	o := c.opts
 	g := &writeGate{c: c, gate: o.readYourWrites, maxWait: o.readYourWritesWait, clock: o.clock,
 		pending: map[Request]*pendingWrites{}, sweepAt: minSweep, echoAt: minSweep}
-	if o.dropEchoes {
+	if o.dropEchoes || o.priority {
+		g.drop = o.dropEchoes
 		g.echoes = map[echoKey]echo{}
 		g.flights = map[Request]*flight{}
 	}
@@ -86,23 +93,32 @@ func newWriteGate(c *Controller) *writeGate {
 	return g
 }
 
-// recorder is the reconcile.WriteRecorder of one reconcile of req.
+// recorder is the reconcile.WriteRecorder of one reconcile of req, handed
+// out at priority prio.
 type recorder struct {
-	g   *writeGate
-	req Request
+	g    *writeGate
+	req  Request
+	prio int
 }
 
-func (r *recorder) RecordWrite(w reconcile.Write) { r.g.record(r.req, w) }
+func (r *recorder) RecordWrite(w reconcile.Write) { r.g.record(r.req, r.prio, w) }
 
-func (g *writeGate) record(req Request, w reconcile.Write) {
+// tracksEchoes reports whether the echoes of a reconcile at priority prio
+// are looked for: to drop them, or to queue them below the priority of an
+// update (0) when the reconcile's was lower.
+func (g *writeGate) tracksEchoes(prio int) bool {
+	return g.echoes != nil && (g.drop || prio < 0)
+}
+
+func (g *writeGate) record(req Request, prio int, w reconcile.Write) {
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return
 	}
-	if g.echoes != nil && !w.Deleted && w.ResourceVersion != "" {
-		g.echoes[echoKey{req, w.UID}] = echo{w.ResourceVersion, now}
+	if g.tracksEchoes(prio) && !w.Deleted && w.ResourceVersion != "" {
+		g.echoes[echoKey{req, w.UID}] = echo{w.ResourceVersion, now, prio}
 		if len(g.echoes) >= g.echoAt {
 			g.sweepEchoes(now)
 		}
@@ -285,44 +301,58 @@ func (p *pendingWrites) stop() {
 }
 
 // ownEcho takes care of an add of req for an update event e, which a
-// handler maps to req: it drops the add if the event is the echo of a
-// write req's reconcile made, and puts it off if req is being reconciled,
-// until that reconcile ends: the watch may deliver a write's echo before
-// the write's response has been read and recorded. An add put off is made
-// then (before the request is done, so it is handed out again as an add
-// during the reconcile would be), unless it turns out to be an echo.
+// handler maps to req, if it is the echo of a write req's reconcile made:
+// it drops the add, or makes it at that reconcile's priority if lower. It
+// puts the add off if req is being reconciled, until that reconcile ends:
+// the watch may deliver a write's echo before the write's response has
+// been read and recorded. An add put off is made then (before the request
+// is done, so it is handed out again as an add during the reconcile would
+// be), unless it turns out to be an echo that is dropped.
 func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if f, ok := g.flights[req]; ok {
 		f.later = append(f.later, e)
+		g.mu.Unlock()
 		return true
 	}
-	return g.echoLocked(req, e.uid, e.rv)
+	add, handled := g.echoLocked(req, &e)
+	g.mu.Unlock()
+	if handled && add {
+		handler.AddWithOpts(e.q, e.o, req)
+	}
+	return handled
 }
 
-// echoLocked reports whether an update of uid to rv is the echo of a
-// write req's reconcile made, and forgets the write if so or if rv is past
-// it; g.mu is held.
-func (g *writeGate) echoLocked(req Request, uid types.UID, rv string) bool {
-	k := echoKey{req, uid}
-	e, ok := g.echoes[k]
+// echoLocked looks e up among the writes req's reconciles made, and
+// forgets the write if e is its echo or is past it. For an echo it lowers
+// e's priority to the writer's, and reports whether to add it all the
+// same (not when dropping) and that it took care of it; g.mu is held.
+func (g *writeGate) echoLocked(req Request, e *echoEvent) (add, handled bool) {
+	k := echoKey{req, e.uid}
+	w, ok := g.echoes[k]
 	switch {
 	case !ok:
-		return false
-	case e.rv == rv:
+		return false, false
+	case w.rv == e.rv:
 		delete(g.echoes, k)
-		g.c.writeMetrics(func(m WriteMetrics) { m.EchoDropped(g.c.name) })
-		return true
-	case newer(rv, e.rv):
+		if g.drop {
+			g.c.writeMetrics(func(m WriteMetrics) { m.EchoDropped(g.c.name) })
+			return false, true
+		}
+		if e.o.Priority == nil && w.prio < 0 || e.o.Priority != nil && w.prio < *e.o.Priority {
+			e.o.Priority = &w.prio
+		}
+		return true, true
+	case newer(e.rv, w.rv):
 		delete(g.echoes, k) // the echo went by merged into a later change
 	}
-	return false
+	return false, false
 }
 
-// begin records that req is being reconciled, with echoes dropped.
-func (g *writeGate) begin(req Request) {
-	if g.echoes == nil {
+// begin records that req is being reconciled at priority prio, when its
+// echoes are tracked.
+func (g *writeGate) begin(req Request, prio int) {
+	if !g.tracksEchoes(prio) {
 		return
 	}
 	g.mu.Lock()
@@ -331,17 +361,21 @@ func (g *writeGate) begin(req Request) {
 }
 
 // end records that req's reconcile has returned, and makes the adds put
-// off meanwhile that are not echoes of its writes.
+// off meanwhile that are not echoes to drop.
 func (g *writeGate) end(req Request) {
 	if g.echoes == nil {
 		return
 	}
 	g.mu.Lock()
-	f := g.flights[req]
+	f, ok := g.flights[req]
+	if !ok {
+		g.mu.Unlock()
+		return
+	}
 	delete(g.flights, req)
-	var adds []echoEvent
+	adds := f.later[:0]
 	for _, e := range f.later {
-		if !g.echoLocked(req, e.uid, e.rv) {
+		if add, handled := g.echoLocked(req, &e); add || !handled {
 			adds = append(adds, e)
 		}
 	}

@@ -242,8 +242,8 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 	cache := &fakeCache{}
 	cache.shown.Store(true)
 	for i := range 10 * minSweep {
-		g.record(Request{NamespacedName: req("x").NamespacedName}, reconcile.Write{Cache: cache, ResourceVersion: "1"})
-		g.record(req(string(rune('a'+i%26))+string(rune(i))), reconcile.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(Request{NamespacedName: req("x").NamespacedName}, 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(req(string(rune('a'+i%26))+string(rune(i))), 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
 	}
 	if n := len(g.pending); n >= minSweep {
 		t.Errorf("%d requests pending after writes their cache shows, want fewer than %d", n, minSweep)
@@ -286,4 +286,45 @@ func TestOwnEchoBeforeTheWriteIsRecorded(t *testing.T) {
 	close(proceed)
 	h.expectCall()
 	h.expectCall() // handed out again for it
+}
+
+// With the priority queue, the echo of a write made by a low-priority
+// reconcile (the initial list's) is queued at that priority, behind the
+// initial list's other requests, while someone else's change goes ahead
+// of them.
+func TestOwnEchoKeepsTheWritersPriority(t *testing.T) {
+	for _, tc := range []struct {
+		name, rv string
+		order    []string
+	}{
+		{"echo", "7", []string{"a", "b", "a"}},
+		{"someone else's change", "8", []string{"a", "a", "b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entered, proceed := make(chan struct{}), make(chan struct{})
+			first := true
+			h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
+				if first {
+					first = false
+					g.write(ctx, rq) // u1 at resourceVersion 7
+					entered <- struct{}{}
+					<-proceed
+				}
+			})
+			defer h.stop()
+			h.cache.shown.Store(true)
+			eq := newEventQueues(h.q)
+			eq.initial.Add(req("a"))
+			<-entered
+			eq.initial.Add(req("b"))
+			eq.update.echo = echoOf{eq.echoes, "u1", tc.rv}
+			eq.update.Add(req("a"))
+			eq.update.echo = echoOf{}
+			close(proceed)
+			for _, name := range tc.order {
+				h.expectReconcile(name)
+			}
+			h.expectNoCall()
+		})
+	}
 }

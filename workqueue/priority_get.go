@@ -28,6 +28,13 @@ func (q *PriorityQueue[T]) GetWithReasons() (item T, reasons Reasons, shutdown b
 	return item, reasons, shutdown
 }
 
+// GetWithPriorityAndReasons is Get that returns both the priority
+// (GetWithPriority) and the reasons (GetWithReasons), for a worker that
+// carries the priority into what the item's processing queues next.
+func (q *PriorityQueue[T]) GetWithPriorityAndReasons() (item T, priority int, reasons Reasons, shutdown bool) {
+	return q.get()
+}
+
 func (q *PriorityQueue[T]) get() (item T, prio int, reasons Reasons, shutdown bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -177,6 +177,26 @@ func TestPriorityReasons(t *testing.T) {
 	q.Done(item)
 }
 
+func TestPriorityGetWithPriorityAndReasons(t *testing.T) {
+	const event, resync Reasons = 1 << 0, 1 << 1
+	q, _ := newFakePriority(t)
+	low, high := -10, 5
+	q.AddWithOpts(AddOpts{Priority: &low, Reasons: resync}, "a")
+	q.AddWithOpts(AddOpts{Priority: &high, Reasons: event}, "b")
+	q.AddWithOpts(AddOpts{Reasons: event}, "a") // raises a to 0
+	for _, want := range []struct {
+		item string
+		prio int
+		why  Reasons
+	}{{"b", high, event}, {"a", 0, resync | event}} {
+		item, prio, why, shutdown := q.GetWithPriorityAndReasons()
+		if shutdown || item != want.item || prio != want.prio || why != want.why {
+			t.Fatalf("GetWithPriorityAndReasons = %s, %d, %b, %v; want %s, %d, %b", item, prio, why, shutdown, want.item, want.prio, want.why)
+		}
+		q.Done(item)
+	}
+}
+
 func TestPriorityDelays(t *testing.T) {
 	q, clock := newFakePriority(t)
 	q.AddAfter("later", 2*time.Second)

@@ -90,9 +90,9 @@ func main() {
 	flag.StringVar(&c.benchDir, "bench-dir", ".", "directory of the bench module, where the children are built")
 	flag.StringVar(&c.managedFields, "managed-fields", "default",
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
-	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: client (write with steady's client, "+
-		"which records writes for the read-your-writes gate), echoes (client, and drop own-write echoes), nogate (read-your-writes off), "+
-		"nopq (the plain work queue); empty for steady's defaults with client-go's typed client for writes")
+	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: typed (write with client-go's typed client, "+
+		"which records no writes, instead of steady's client), echoes (drop own-write echoes), nogate (read-your-writes off), "+
+		"nopq (the plain work queue); empty for steady's defaults")
 	flag.Parse()
 	if !e2e.ValidManagedFields(c.managedFields) {
 		fmt.Fprintf(os.Stderr, "e2e: -managed-fields %q: want default, keep or drop\n", c.managedFields)

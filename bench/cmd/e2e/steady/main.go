@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -29,12 +30,13 @@ func main() { e2e.Main("steady", start) }
 
 // reconciler reads a ConfigMap from the informer's cache and, when the
 // shared logic says so, writes the observed annotation to the API server:
-// with client-go's typed client, or with -steady client or echoes, with
-// steady's (whose writes the read-your-writes gate and echo dropping see).
+// with steady's client, whose writes the read-your-writes gate, the echo
+// priority and echo dropping see, or with -steady typed, with client-go's
+// typed client, which records nothing.
 type reconciler struct {
 	cache  *informer.Cache[*corev1.ConfigMap]
 	client corev1client.ConfigMapsGetter
-	steady *client.Client[*corev1.ConfigMap] // set to write with it
+	steady *client.Client[*corev1.ConfigMap] // nil with -steady typed
 	logic  *e2e.Logic
 }
 
@@ -60,7 +62,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 
 // start wires the controller as a steady operator would: a shared informer
 // from the factory, a controller with Prometheus metrics (recorded, not
-// served, as the controller-runtime child's are), and a typed client for
+// served, as the controller-runtime child's are), and steady's client for
 // the writes.
 func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (e2e.Running, error) {
 	cl, err := cluster.New(cfg)
@@ -84,7 +86,7 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	if strings.Contains(o.Steady, "client") || strings.Contains(o.Steady, "echoes") {
+	if !slices.Contains(strings.Split(o.Steady, ","), "typed") {
 		if r.steady, err = client.For[*corev1.ConfigMap](f, o.Namespace); err != nil {
 			return e2e.Running{}, err
 		}
@@ -122,7 +124,7 @@ func steadySettings(s string) ([]controller.Option, error) {
 	var opts []controller.Option
 	for _, name := range strings.Split(s, ",") {
 		switch name {
-		case "", "client":
+		case "", "client", "typed":
 		case "echoes":
 			opts = append(opts, controller.WithDropOwnEchoes(true))
 		case "nogate":
@@ -130,7 +132,7 @@ func steadySettings(s string) ([]controller.Option, error) {
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
 		default:
-			return nil, fmt.Errorf("-steady %q: unknown setting %q (want client, echoes, nogate or nopq)", s, name)
+			return nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, echoes, nogate or nopq)", s, name)
 		}
 	}
 	return opts, nil
