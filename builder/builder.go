@@ -22,6 +22,7 @@ type Builder struct {
 	filters []predicate.Predicate[object.Object]
 	opts    []controller.Option
 	name    string
+	shard   *shardWiring // set by Sharded
 	errs    []error
 }
 
@@ -116,27 +117,42 @@ func (b *Builder) build(r reconcile.Reconciler) (*controller.Controller, error) 
 	if b.name == "" {
 		b.name = strings.ToLower(primary.Kind)
 	}
-	opts, err := b.mgr.ControllerOptions(b.name)
-	if err != nil {
+	if err := b.shard.check(); err != nil {
 		return nil, err
 	}
-	c, err := controller.New(b.name, r, append(opts, b.opts...)...)
-	if err != nil {
-		return nil, err
-	}
+	var srcs []controller.Source
 	for _, g := range []struct {
 		what string
 		role role
 		ins  []Input
 	}{{"For", forRole, []Input{b.forIn}}, {"Owns", ownsRole, b.owns}, {"Watches", watchesRole, b.watches}} {
 		for _, in := range g.ins {
-			src, err := in.source(f, "", g.role, primary.GroupKind(), b.filters)
+			src, err := in.source(f, "", g.role, primary.GroupKind(), b.filters, b.shard)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", g.what, err)
 			}
-			if err := c.Watch(src); err != nil {
-				return nil, fmt.Errorf("%s: %w", g.what, err)
+			srcs = append(srcs, src)
+		}
+	}
+	opts, err := b.mgr.ControllerOptions(b.name)
+	if err != nil {
+		return nil, err
+	}
+	if sw := b.shard; sw != nil {
+		for _, inf := range sw.informers {
+			if err := b.mgr.ShardInformer(sw.ring, sw.field, inf); err != nil {
+				return nil, fmt.Errorf("Sharded: %w", err)
 			}
+		}
+		opts = append(opts, controller.WithSharding(sw.ring, sw.hash))
+	}
+	c, err := controller.New(b.name, r, append(opts, b.opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range srcs {
+		if err := c.Watch(src); err != nil {
+			return nil, err
 		}
 	}
 	if err := b.mgr.Add(c); err != nil {

@@ -22,7 +22,7 @@ type Input interface {
 	// kind resolves the input's group/version/kind.
 	kind(f *informer.Factory) (schema.GroupVersionKind, error)
 	// source builds the input's controller source for its role.
-	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object]) (controller.Source, error)
+	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object], sw *shardWiring) (controller.Source, error)
 	hasHandler() bool
 }
 
@@ -88,7 +88,7 @@ func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, n
 	return inf.(*informer.Informer[T]), nil
 }
 
-func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object]) (controller.Source, error) {
+func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object], sw *shardWiring) (controller.Source, error) {
 	gvk, err := in.kind(f)
 	if err != nil {
 		return nil, err
@@ -106,6 +106,7 @@ func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner 
 	default:
 		h = in.h
 	}
+	h = wire(sw, r, inf, h)
 	preds := append([]predicate.Predicate[T]{}, in.preds...)
 	for _, p := range filters {
 		preds = append(preds, widen[T]{p})

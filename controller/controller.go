@@ -40,6 +40,7 @@ type Controller struct {
 	queue *queue
 	log   logr.Logger
 	times *eventTimes // set when the metrics record event latency
+	shard *sharding   // set with WithSharding
 
 	mu        sync.Mutex
 	watches   []*watch
@@ -65,12 +66,16 @@ func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
 	if o.limiter == nil {
 		o.limiter = workqueue.DefaultControllerRateLimiter[Request]()
 	}
-	return &Controller{
+	c := &Controller{
 		name: name,
 		r:    r,
 		opts: o,
 		log:  o.log.WithValues("controller", name),
-	}, nil
+	}
+	if o.ring != nil {
+		c.shard = newSharding(c)
+	}
+	return c, nil
 }
 
 // Name returns the controller's name.
@@ -119,6 +124,9 @@ func (c *Controller) Start(ctx context.Context) error {
 		m.Started(c.name, c.opts.workers)
 	}
 	var wg sync.WaitGroup
+	if c.shard != nil {
+		wg.Go(func() { c.shard.unpark(ctx) })
+	}
 	for range c.opts.workers {
 		wg.Go(func() {
 			for c.processNext(ctx) {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/shard"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -35,6 +37,10 @@ type options struct {
 	readYourWrites     bool
 	readYourWritesWait time.Duration
 	dropEchoes         bool
+
+	ring        *shard.Ring // WithSharding
+	shardHash   ShardHashFunc
+	shardingSet bool
 }
 
 // Metrics receives what a controller does; metrics.Reconcile records it in
@@ -225,6 +231,10 @@ func (o *options) validate() error {
 		return fmt.Errorf("WithReadYourWritesTimeout(%s): must be positive", o.readYourWritesWait)
 	case o.debounceSet && o.debounceMax < o.debounce:
 		return fmt.Errorf("WithDebounce(%s, %s): the maximum delay must be at least the window", o.debounce, o.debounceMax)
+	case o.shardingSet && o.ring == nil:
+		return errors.New("WithSharding: nil ring")
+	case o.shardingSet && o.shardHash == nil:
+		return fmt.Errorf("WithSharding(ring %q): nil hash func (controller.ShardByNamespace, or a lookup of the object's uid)", o.ring.Name())
 	}
 	if !o.priority {
 		for _, opt := range []struct {

@@ -22,9 +22,19 @@ func (c *Controller) processNext(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false // stopping: leave queued work alone
 	}
+	var sh shardStart
+	if c.shard != nil {
+		var ok bool
+		if sh.hash, sh.done, ok = c.shard.begin(req, &why); !ok {
+			return true // parked until the ring changes, or another replica's
+		}
+	}
 	var h hold
 	if g := c.queue.gate; g != nil {
 		if h = g.check(req, why); h.held {
+			if sh.done != nil {
+				sh.done()
+			}
 			return true // added again when its caches catch up
 		}
 		why |= h.why
@@ -34,8 +44,15 @@ func (c *Controller) processNext(ctx context.Context) bool {
 			c.opts.reconcileMetrics.(EventLatencyMetrics).EventToReconcile(c.name, d)
 		}
 	}
-	c.reconcileOne(ctx, req, prio, why, h)
+	c.reconcileOne(ctx, req, prio, why, h, sh)
 	return true
+}
+
+// shardStart is a sharded controller's start of a reconcile on its ring:
+// the request's hash and the func that ends it (nil when not sharded).
+type shardStart struct {
+	hash uint64
+	done func()
 }
 
 // reconcileOne runs the reconciler and turns its outcome into queue actions:
@@ -50,7 +67,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 // The reasons the request was queued for (none with a plain queue) go
 // into its context, its logger and the reason metrics; its priority goes
 // to the echoes of its writes.
-func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, why reconcile.Reasons, h hold) {
+func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, why reconcile.Reasons, h hold, sh shardStart) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
 	if h.wasHeld {
 		// Held for the caches to show this request's last writes.
@@ -91,6 +108,10 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, wh
 	result, panicked, err := c.call(rctx, req)
 	if g := c.queue.gate; g != nil {
 		g.end(req)
+	}
+	if sh.done != nil {
+		sh.done()
+		c.shard.ended(req, sh.hash, (err != nil && !reconcile.IsTerminal(err)) || result.RequeueAfter > 0)
 	}
 	if m != nil {
 		outcome := "success"

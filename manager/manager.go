@@ -16,6 +16,7 @@ import (
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/metrics"
+	"github.com/steadyctl/steady/shard"
 )
 
 // Runnable is anything a Manager runs: Start runs until ctx is done. A
@@ -45,6 +46,7 @@ type Manager struct {
 	registry *prometheus.Registry
 	wq       *metrics.Workqueue
 	rec      *metrics.Reconcile
+	shards   *shardMetrics
 	health   *checks
 	elected  chan struct{}
 
@@ -52,6 +54,8 @@ type Manager struct {
 	names    map[string]bool
 	leader   []Runnable // run only while elected
 	always   []Runnable // run on every replica
+	rings    map[*shard.Ring]bool
+	sharded  []shardedInformer // informers ShardInformer follows
 	started  bool
 	stopping bool
 	wg       sync.WaitGroup
@@ -97,7 +101,7 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
 	m := &Manager{cluster: c, opts: o, log: o.log, factory: f, registry: reg,
-		health: newChecks(), elected: make(chan struct{}), names: map[string]bool{}}
+		health: newChecks(), elected: make(chan struct{}), names: map[string]bool{}, rings: map[*shard.Ring]bool{}}
 	if m.wq, err = metrics.NewWorkqueue(reg); err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
@@ -106,6 +110,9 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	}
 	if err := reg.Register(&cacheCollector{f: f, now: time.Now}); err != nil {
 		return nil, fmt.Errorf("manager: registering cache metrics: %w", err)
+	}
+	if m.shards, err = newShardMetrics(m, reg); err != nil {
+		return nil, fmt.Errorf("manager: registering shard metrics: %w", err)
 	}
 	m.health.addReady("informers", m.cachesSynced)
 	return m, nil
@@ -159,11 +166,24 @@ func (m *Manager) ControllerOptions(name string) ([]controller.Option, error) {
 
 // Add registers r to be run by Start: only on the leader unless r is a
 // LeaderElectionRunnable that says otherwise. Add after Start is an error.
+//
+// A *shard.Ring runs on every replica, and is run once however often it
+// is added (ShardInformer and the builder's Sharded add theirs); its
+// members, owned ranges and handovers are reported in the manager's
+// metrics (steady_shard_*, see the package documentation). A sharded
+// controller (controller.WithSharding) runs on every replica too.
 func (m *Manager) Add(r Runnable) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.started {
 		return fmt.Errorf("manager: cannot add %T after Start", r)
+	}
+	if ring, ok := r.(*shard.Ring); ok {
+		if m.rings[ring] {
+			return nil
+		}
+		m.rings[ring] = true
+		ring.SetMetrics(m.shards)
 	}
 	if le, ok := r.(LeaderElectionRunnable); ok && !le.NeedLeaderElection() {
 		m.always = append(m.always, r)

@@ -140,6 +140,7 @@ func (r *Ring) write(ctx context.Context) {
 		r.own.ack, r.own.ackRV, r.own.pending = ack, rv, nil
 		r.o.log.V(1).Info("acknowledged", "drainedFor", ackValue(ack))
 	}
+	r.acknowledgedLocked(r.own.ack, r.o.clock.Now())
 	r.recomputeLocked(r.o.clock.Now())
 }
 

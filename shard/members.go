@@ -143,6 +143,7 @@ func (r *Ring) recomputeLocked(now time.Time) {
 		} else {
 			r.o.log.Info("members changed", "members", members)
 			r.assignment = a
+			r.changeSeenLocked(now)
 		}
 	}
 	r.notifyLocked(now)

@@ -48,6 +48,8 @@ type Ring struct {
 	changed    chan struct{}  // closed at the next change
 	running    bool           // Start has begun and not yet returned
 	leaving    bool           // Start's context has ended: start nothing
+	metrics    Metrics        // nil: none
+	changeSeen time.Time      // when the members changed, until acknowledged
 }
 
 // New returns the membership of replica identity in ring, which it joins
