@@ -155,6 +155,24 @@
 // safe when the reconcile needs nothing from the object's new state that
 // it did not write itself; see its documentation.
 //
+// # Sharding
+//
+// WithSharding(ring, hash) makes a controller one replica's share of an
+// operator run as several replicas (see package shard): each worker finds
+// the request's hash (ShardByNamespace, or the uid of its object) and asks
+// the ring to Begin it, ending it when Reconcile returns, so that the ring
+// hands a range to another replica only once no reconcile in it runs
+// here. A request this replica owns but may not start yet, while a
+// handover is in progress, is parked: not reconciled, not counted as a
+// failure, and queued again with its reasons the moment the ring changes
+// (no polling). A request another replica owns is dropped: that replica
+// caches the object and its informer delivers it there. A request whose
+// object this replica does not know is dropped too, except one it found
+// before and retries, such as the failed reconcile of an object deleted
+// since. A sharded controller runs on every replica: NeedLeaderElection
+// is false. The builder's Sharded wires it, with the informers to match
+// (see package builder, "Sharding").
+//
 // A controller keeps no write helpers: reconcilers write through package
 // client, whose Modify and ModifyStatus retry conflicting writes.
 package controller

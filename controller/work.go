@@ -34,6 +34,7 @@ func (c *Controller) processNext(ctx context.Context) bool {
 		if h = g.check(req, why); h.held {
 			if sh.done != nil {
 				sh.done()
+				c.shard.ended(req, sh.hash, true) // it comes back
 			}
 			return true // added again when its caches catch up
 		}

@@ -108,4 +108,20 @@
 // delivering an event to the start of the reconcile it caused, and
 // steady_reconcile_reasons_total{controller,reason}, reconciles by why
 // they were queued (see package controller).
+//
+// # Sharding
+//
+// An operator can run as N replicas that share a controller's objects (see
+// package shard and the builder's Sharded). The manager runs each
+// shard.Ring added to it (Add; ShardInformer and Sharded add theirs) and
+// each sharded controller on every replica, leader election or not, while
+// unsharded controllers keep to the leader. ShardInformer keeps an
+// informer to the replica's ranges as they change. Each ring reports
+// steady_shard_members{ring}, steady_shard_owned_fraction{ring} (0 to 1)
+// and steady_shard_owned_ranges{ring} as this replica sees them,
+// steady_shard_handovers_total{ring} and steady_shard_handover_seconds{ring},
+// from seeing the members change to acknowledging them having drained the
+// ranges lost, and each sharded informer
+// steady_shard_cached_objects{ring,informer,mode}, mode being server when
+// the API server filters and client when the informer does.
 package manager

@@ -26,8 +26,9 @@ type Runnable interface {
 }
 
 // LeaderElectionRunnable is a Runnable that says whether it must run only on
-// the elected leader. Runnables that do not implement it, controllers
-// included, run only on the leader.
+// the elected leader. Runnables that do not implement it run only on the
+// leader; a *controller.Controller does, and runs on every replica when it
+// is sharded (controller.WithSharding), only on the leader otherwise.
 type LeaderElectionRunnable interface {
 	NeedLeaderElection() bool
 }

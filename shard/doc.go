@@ -35,8 +35,11 @@
 // expire, as a crash would).
 //
 // Owned and Selector say what the replica's informers should hold;
-// MayStart and Begin what its controller may reconcile; Changed when
-// either changes.
+// MayStart and Begin what its controller may reconcile, Owns whether a
+// hash it may not start yet is its at all; Changed when either changes.
+// A manager runs a Ring on every replica (NeedLeaderElection is false)
+// and records its handovers (SetMetrics); the builder's Sharded wires a
+// controller and its informers to one (see package builder).
 //
 // # Handover
 //

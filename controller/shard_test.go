@@ -1,0 +1,149 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/shard"
+)
+
+func TestWithShardingErrors(t *testing.T) {
+	ring, err := shard.New(fake.NewClientset(), "ring", "a") // never started
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		opt  Option
+		want string
+	}{
+		"nil ring": {WithSharding(nil, ShardByNamespace), "WithSharding: nil ring"},
+		"nil hash": {WithSharding(ring, nil), `WithSharding(ring "ring"): nil hash func`},
+	} {
+		_, err := New("c", ReconcilerFunc(nopReconcile), tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error containing %q", name, err, tc.want)
+		}
+	}
+	plain, _ := New("plain", ReconcilerFunc(nopReconcile))
+	sharded, err := New("sharded", ReconcilerFunc(nopReconcile), WithSharding(ring, ShardByNamespace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plain.NeedLeaderElection() || sharded.NeedLeaderElection() {
+		t.Errorf("NeedLeaderElection: plain %t, sharded %t; want true, false", plain.NeedLeaderElection(), sharded.NeedLeaderElection())
+	}
+}
+
+func nopReconcile(context.Context, Request) (Result, error) { return Result{}, nil }
+
+// hashOwnedBy returns a hash that the assignment among members gives to
+// member.
+func hashOwnedBy(t *testing.T, members []string, member string) uint64 {
+	t.Helper()
+	a, err := shard.NewAssignment(members, shard.DefaultVirtualNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if h := shard.Hash(fmt.Sprint("key-", i)); a.Owner(h) == member {
+			return h
+		}
+	}
+}
+
+// A sharded controller on replica b, which has just joined a ring where
+// a holds a reconcile of hash hb in progress: a request of hb, which b
+// owns but may not start until a has finished and acknowledged, is
+// parked and reconciled with its reasons once a is done; a request a
+// owns and one whose object b does not know are dropped.
+func TestShardedControllerParksAndDrops(t *testing.T) {
+	cs := testkit.Clientset(t)
+	ns := testkit.Namespace(t, "ctlshard")
+	opts := []shard.Option{shard.WithNamespace(ns), shard.WithLeaseDuration(3 * time.Second),
+		shard.WithRenewDeadline(2 * time.Second), shard.WithRetryPeriod(250 * time.Millisecond)}
+	startRing := func(id string) *shard.Ring {
+		r, err := shard.New(cs, "ring", id, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Start(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		return r
+	}
+	hb := hashOwnedBy(t, []string{"a", "b"}, "b")
+	ha := hashOwnedBy(t, []string{"a", "b"}, "a")
+	a := startRing("a")
+	testkit.Eventually(t, 30*time.Second, "a may start hb, alone", func() bool { return a.MayStart(hb) })
+	endA, ok := a.Begin(hb)
+	if !ok {
+		t.Fatal("a may not begin hb")
+	}
+	b := startRing("b")
+	testkit.Eventually(t, 30*time.Second, "b owns hb", func() bool { return b.Owns(hb) })
+
+	hashes := map[string]uint64{"parked": hb, "dropped": ha}
+	var looked atomic.Int32
+	hashOf := func(r Request) (uint64, bool) {
+		looked.Add(1)
+		h, ok := hashes[r.Name]
+		return h, ok
+	}
+	var mu sync.Mutex
+	var aDone bool
+	var calls []string
+	rec := ReconcilerFunc(func(ctx context.Context, r Request) (Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !aDone {
+			t.Errorf("%s reconciled on b while a still reconciles its hash", r.Name)
+		}
+		calls = append(calls, r.Name+" "+reconcile.ReasonsFrom(ctx).String())
+		return Result{}, nil
+	})
+	c, err := New("sharded", rec, WithSharding(b, hashOf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{reqs: []Request{req("parked"), req("dropped"), req("unknown")}}
+	src.synced.Store(true)
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); _ = c.Start(ctx) }()
+	defer func() { cancel(); <-stopped }()
+
+	testkit.Eventually(t, 30*time.Second, "every request taken", func() bool { return looked.Load() >= 3 })
+	if b.MayStart(hb) {
+		t.Fatal("b may start hb while a reconciles it")
+	}
+	mu.Lock()
+	aDone = true
+	mu.Unlock()
+	endA()
+	testkit.Eventually(t, 30*time.Second, "the parked request reconciled once a is done", func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(calls) == 0 {
+			return fmt.Errorf("not reconciled (b may start hb: %t)", b.MayStart(hb))
+		}
+		return nil
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"parked " + reconcile.External.String()}; strings.Join(calls, ",") != strings.Join(want, ",") {
+		t.Fatalf("reconciles %v, want %v: the parked one with its reasons, the others dropped", calls, want)
+	}
+}
