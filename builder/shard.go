@@ -30,8 +30,10 @@ import (
 // With shard.Namespace, the informers of Owns kinds are sharded the same
 // way: children live in their owner's namespace. With shard.UID they are
 // not, as a child's uid says nothing of its owner's: every replica caches
-// every child, and a child's event reaches the replica that caches its
-// owner. See "Sharding" in the package documentation.
+// every child, and only the replica that caches the owner reconciles a
+// child's event; the others drop it. A cluster-scoped kind has no
+// namespace: shard it by uid. See "Sharding" in the package
+// documentation.
 func (b *Builder) Sharded(ring *shard.Ring, field shard.Field) *Builder {
 	b.shard = &shardWiring{ring: ring, field: field}
 	return b
