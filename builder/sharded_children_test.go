@@ -25,7 +25,8 @@ import (
 // by two replicas. Sharded by namespace, each replica caches only its
 // namespaces' parents and children; sharded by uid, each caches its
 // parents and every child. Either way a child's change is reconciled as
-// its parent's request, by the parent's replica only.
+// its parent's request, by the parent's replica only, and so is the
+// deletion of a parent.
 func TestShardedChildrenFollowTheirOwner(t *testing.T) {
 	for _, field := range []shard.Field{shard.Namespace, shard.UID} {
 		t.Run(string(field), func(t *testing.T) { testShardedChildren(t, field) })
@@ -202,4 +203,14 @@ func testShardedChildren(t *testing.T, field shard.Field) {
 		spread = append(spread, fmt.Sprintf("%s: %d parents, %d children", f.id, len(p), len(c)))
 	}
 	t.Logf("sharded by %s: %v", field, spread)
+
+	// A deleted parent is no longer cached: its request is placed by the
+	// uid its delete event carried, and reconciled by its owner.
+	deleted := time.Now()
+	for _, ns := range nss {
+		if err := cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), "parent", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.Eventually(t, 30*time.Second, "every deleted parent reconciled by its replica", reconciledByOwner(deleted))
 }
