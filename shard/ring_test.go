@@ -50,9 +50,18 @@ func (r *running) stop() {
 
 func startRing(t *testing.T, cs kubernetes.Interface, ns, id string, opts ...Option) *running {
 	t.Helper()
+	return startRingWith(t, cs, ns, id, nil, opts...)
+}
+
+// startRingWith is startRing that calls before, if set, before Start.
+func startRingWith(t *testing.T, cs kubernetes.Interface, ns, id string, before func(*Ring), opts ...Option) *running {
+	t.Helper()
 	r, err := New(cs, "ring", id, testOptions(ns, append([]Option{WithLogger(testr.New(t).WithName(id))}, opts...)...)...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if before != nil {
+		before(r)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	run := &running{Ring: r, cancel: cancel, done: make(chan struct{})}
