@@ -100,6 +100,16 @@ func (t Traffic) Total(resource string) Flow {
 	return sum
 }
 
+// Sum sums the flows of keys.
+func (t Traffic) Sum(keys ...string) Flow {
+	var sum Flow
+	for _, k := range keys {
+		sum.Requests += t[k].Requests
+		sum.Bytes += t[k].Bytes
+	}
+	return sum
+}
+
 // Since is t minus an earlier snapshot of the same counter.
 func (t Traffic) Since(earlier Traffic) Traffic {
 	d := make(Traffic, len(t))
