@@ -49,9 +49,11 @@
 // being handed over waits until the replica that had it has finished and
 // acknowledged. Reconcilers need no change.
 //
-// A replica that owns nothing (not joined yet, or unable to renew its
-// Lease) lists the kind with a selector of the single hash 0, which in
-// practice selects nothing, and reconciles nothing.
+// A replica that owns nothing (not joined yet, or its Lease gone) lists
+// the kind with a selector of the single hash 0, which in practice
+// selects nothing, and reconciles nothing. One that is late renewing its
+// Lease keeps its shard cached and parks its requests until it has
+// renewed.
 //
 // Children and other watched kinds map to their owner's request as usual
 // (Owns enqueues the controlling owner); the request then goes wherever

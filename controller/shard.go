@@ -24,9 +24,9 @@ func ShardByNamespace(req Request) (uint64, bool) { return shard.Hash(req.Namesp
 // elects a leader (NeedLeaderElection is false). Each worker, before it
 // reconciles a request, finds the hash and calls ring.Begin, and ends it
 // when Reconcile returns, so that the ring hands a range over only once no
-// reconcile in it is running here. A request that this replica owns but
-// may not start yet (a handover in progress: shard.Ring.MayStart) is
-// parked, neither reconciled nor counted as a failure, and queued again
+// reconcile in it is running here. A request that this replica owns
+// (shard.Ring.Owns) but may not start yet (shard.Ring.MayStart: a
+// handover in progress, or its Lease late in renewal) is parked, neither reconciled nor counted as a failure, and queued again
 // with its reasons when the ring changes. A request this replica does not
 // own is dropped: the replica that owns it caches the object, and its own
 // informer delivers the event there. A request whose hash is unknown

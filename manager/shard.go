@@ -27,20 +27,24 @@ type shardedInformer struct {
 }
 
 // ShardInformer keeps inf to this replica's shard of ring, by field: it
-// sets inf's shard selector to ring.Selector(field) now and whenever
-// ring.Changed says the replica's ranges changed, so that the API server
-// sends this replica only the objects it owns (or, with the
+// sets inf's shard selector to the ranges the ring's Assignment gives this
+// replica, now and whenever ring.Changed says they changed, so that the
+// API server sends this replica only the objects it owns (or, with the
 // ShardedListAndWatch feature gate off, the informer drops the others
 // itself; see informer.Informer.SetShardSelector). It adds ring to the
 // manager (see Add). Call it before Start, as the builder's Sharded does;
 // a controller reading inf is sharded with controller.WithSharding.
 //
-// A replica that owns nothing (before it has joined, when its Lease
-// cannot be renewed, or when the others hold every range) lists and
-// watches with the selector of the one hash 0, which in practice selects
-// nothing, since the API server has no selector of nothing and an empty
-// one selects everything: it caches nothing of the kind, and its sharded
-// controllers reconcile nothing, as they own no hash.
+// The selector follows the Assignment, not the replica's health: a
+// replica late in renewing its Lease keeps its shard cached, reconciling
+// nothing until it has renewed (shard.Ring.MayStart), so that a moment's
+// delay costs no relist. A replica that owns nothing — before it has
+// joined, once its Lease is gone (expired and deleted by the others) —
+// lists and watches with the selector of the one hash 0, which in
+// practice selects nothing, since the API server has no selector of
+// nothing and an empty one selects everything: it caches nothing of the
+// kind, and its sharded controllers reconcile nothing, as they own no
+// hash.
 //
 // Every holder of inf sees only the shard: an unsharded controller that
 // shares the informer (the same kind, namespace and selectors) must not
@@ -86,10 +90,10 @@ func (m *Manager) ShardInformer(ring *shard.Ring, field shard.Field, inf Sharded
 	return nil
 }
 
-// shardSelector is the selector of ring's ranges by field, or of the hash
-// 0 alone when the replica owns nothing.
+// shardSelector is the selector of the ranges ring's Assignment gives
+// this replica by field, or of the hash 0 alone when it gives none.
 func shardSelector(ring *shard.Ring, field shard.Field) string {
-	sel, err := ring.Selector(field)
+	sel, err := ring.Assignment().Selector(ring.Identity(), field)
 	if err == nil {
 		return sel
 	}
@@ -113,7 +117,7 @@ func (f *follower) Start(ctx context.Context) error {
 			if err := f.s.inf.SetShardSelector(sel); err != nil {
 				return err // a selector of ours that does not parse: a bug
 			}
-			f.log.V(1).Info("shard selector set", "ranges", len(f.s.ring.Owned()))
+			f.log.V(1).Info("shard selector set", "members", f.s.ring.Members())
 			last = sel
 		}
 		select {

@@ -7,14 +7,17 @@ import "time"
 // replica, also under leader election.
 func (r *Ring) NeedLeaderElection() bool { return false }
 
-// Owns reports whether this replica owns hash now: it is a healthy member
-// and the Assignment gives it hash. A controller parks a request it owns
-// but may not start yet (MayStart) until Changed, and drops one it does
-// not own, which its owner's informer delivers there.
+// Owns reports whether the Assignment this replica sees gives it hash,
+// healthy or not: it may start a reconcile there when MayStart allows,
+// which may be later, once a handover is through or its Lease renewed. A
+// controller parks a request it owns but may not start yet until Changed,
+// and drops one it does not own, which its owner's informer delivers
+// there. Before the replica has joined, and once its Lease is gone, it
+// owns nothing.
 func (r *Ring) Owns(hash uint64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.healthyLocked(r.o.clock.Now()) && r.assignment.Owns(r.identity, hash)
+	return r.assignment.Owns(r.identity, hash)
 }
 
 // Metrics receives a ring's handovers; the manager records them in
