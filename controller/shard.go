@@ -26,8 +26,9 @@ func ShardByNamespace(req Request) (uint64, bool) { return shard.Hash(req.Namesp
 // when Reconcile returns, so that the ring hands a range over only once no
 // reconcile in it is running here. A request that this replica owns
 // (shard.Ring.Owns) but may not start yet (shard.Ring.MayStart: a
-// handover in progress, or its Lease late in renewal) is parked, neither reconciled nor counted as a failure, and queued again
-// with its reasons when the ring changes. A request this replica does not
+// handover in progress, or its Lease late in renewal) is parked, neither
+// reconciled nor counted as a failure, and queued again with its reasons
+// when the ring changes. A request this replica does not
 // own is dropped: the replica that owns it caches the object, and its own
 // informer delivers the event there. A request whose hash is unknown
 // (hash says !ok) is dropped too, unless the controller found its hash
