@@ -1,0 +1,75 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/steadyctl/steady/bench/internal/e2e"
+	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
+	"github.com/steadyctl/steady/internal/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// TestClusterKinds runs the parent's side of the benchmark on a real API
+// server for each kind: seeding, the paged convergence LIST, and the load's
+// patches, which must reach the data the controllers read (a Widget's
+// spec.data survives the CRD's schema).
+func TestClusterKinds(t *testing.T) {
+	env := testkit.Env(t)
+	ctx := t.Context()
+	if err := env.InstallCRDs(ctx, v1alpha1.CRD()); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []e2e.Kind{e2e.KindConfigMap, e2e.KindCR} {
+		t.Run(string(k), func(t *testing.T) {
+			c, err := newCluster(env, testkit.Namespace(t, "e2e-"), k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.page = 2 // pages of two, where the watch cache serves pages
+			if err := c.seed(ctx, 5, 16, 2); err != nil {
+				t.Fatal(err)
+			}
+			unconverged := func(want int) {
+				t.Helper()
+				if n, err := c.unconverged(ctx, "r1"); err != nil || n != want {
+					t.Fatalf("unconverged = %d, %v; want %d", n, err, want)
+				}
+			}
+			unconverged(5)
+
+			// Converge them as a controller would: the annotation, by Update.
+			list := k.NewList()
+			if err := c.objects.Get().Namespace(c.namespace).Resource(k.Resource()).Do(ctx).Into(list); err != nil {
+				t.Fatal(err)
+			}
+			err = meta.EachListItem(list, func(obj runtime.Object) error {
+				m := obj.(metav1.Object)
+				e2e.SetObserved(m, e2e.Desired("r1", m))
+				return c.objects.Put().Namespace(c.namespace).Resource(k.Resource()).Name(m.GetName()).Body(obj).Do(ctx).Error()
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			unconverged(0)
+
+			ls, err := c.generateLoad(ctx, 100, 30*time.Millisecond, 2, "t")
+			if err != nil || ls.Sent != 3 || ls.Failed != 0 {
+				t.Fatalf("load: %+v, %v; want 3 updates sent", ls, err)
+			}
+			unconverged(3)
+		})
+	}
+}
+
+func TestAPIServerRSS(t *testing.T) {
+	testkit.Env(t) // a kube-apiserver child of this process
+	if rss, peak, ok := apiServerRSS(); !ok || rss == 0 || peak < rss {
+		t.Fatalf("apiServerRSS = %d, %d, %v; want the running kube-apiserver's", rss, peak, ok)
+	}
+}
