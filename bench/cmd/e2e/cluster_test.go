@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,11 +36,16 @@ func TestClusterKinds(t *testing.T) {
 			if err := c.seed(ctx, 5, 16, 2); err != nil {
 				t.Fatal(err)
 			}
+			// The LISTs read the watch cache, which may be a moment behind
+			// the writes just made.
 			unconverged := func(want int) {
 				t.Helper()
-				if n, err := c.unconverged(ctx, "r1"); err != nil || n != want {
-					t.Fatalf("unconverged = %d, %v; want %d", n, err, want)
-				}
+				testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d unconverged", want), func() error {
+					if n, err := c.unconverged(ctx, "r1"); err != nil || n != want {
+						return fmt.Errorf("unconverged = %d, %v", n, err)
+					}
+					return nil
+				})
 			}
 			unconverged(5)
 
