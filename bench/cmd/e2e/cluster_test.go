@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,9 +19,9 @@ import (
 func TestMain(m *testing.M) { testkit.Main(m) }
 
 // TestClusterKinds runs the parent's side of the benchmark on a real API
-// server for each kind: seeding, the paged convergence LIST, and the load's
-// patches, which must reach the data the controllers read (a Widget's
-// spec.data survives the CRD's schema).
+// server for each kind: seeding, the paged LIST and the watch that follow
+// convergence, and the load's patches, which must reach the data the
+// controllers read (a Widget's spec.data survives the CRD's schema).
 func TestClusterKinds(t *testing.T) {
 	env := testkit.Env(t)
 	ctx := t.Context()
@@ -41,15 +43,20 @@ func TestClusterKinds(t *testing.T) {
 			unconverged := func(want int) {
 				t.Helper()
 				testkit.Eventually(t, 10*time.Second, fmt.Sprintf("%d unconverged", want), func() error {
-					if n, err := c.unconverged(ctx, "r1"); err != nil || n != want {
-						return fmt.Errorf("unconverged = %d, %v", n, err)
+					if pending, _, err := c.unconverged(ctx, "r1"); err != nil || len(pending) != want {
+						return fmt.Errorf("unconverged = %v, %v", pending, err)
 					}
 					return nil
 				})
 			}
 			unconverged(5)
 
-			// Converge them as a controller would: the annotation, by Update.
+			// Converge them as a controller would, the annotation by Update,
+			// after a LIST that follow then watches from.
+			pending, rv, err := c.unconverged(ctx, "r1")
+			if err != nil || len(pending) != 5 {
+				t.Fatalf("unconverged = %v, %v", pending, err)
+			}
 			list := k.NewList()
 			if err := c.objects.Get().Namespace(c.namespace).Resource(k.Resource()).Do(ctx).Into(list); err != nil {
 				t.Fatal(err)
@@ -62,6 +69,14 @@ func TestClusterKinds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			followCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			if left, err := c.follow(followCtx, "r1", rv, pending); left != 0 || err != nil {
+				t.Fatalf("follow = %d, %v; want every object seen converged", left, err)
+			}
+			if _, err := c.waitConverged(ctx, "r1", 30*time.Second); err != nil {
+				t.Fatalf("waitConverged: %v", err)
+			}
 			unconverged(0)
 
 			ls, err := c.generateLoad(ctx, 100, 30*time.Millisecond, 2, "t")
@@ -69,6 +84,10 @@ func TestClusterKinds(t *testing.T) {
 				t.Fatalf("load: %+v, %v; want 3 updates sent", ls, err)
 			}
 			unconverged(3)
+			_, err = c.waitConverged(ctx, "r1", 100*time.Millisecond)
+			if want := "3 of 5 " + k.Plural() + " not converged after 100ms"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("waitConverged after the load = %v, want %q", err, want)
+			}
 		})
 	}
 }
