@@ -38,9 +38,9 @@
 // without serving them and log nowhere. The parent starts one API server,
 // seeds the objects once, runs the two children alternately (the order flips
 // every round), drives the identical load and checks convergence itself with
-// a LIST; the table shows medians over rounds and the steady /
-// controller-runtime ratio (lower is better for every row but the achieved
-// load rate).
+// a LIST and a watch from it; the table shows medians over rounds and the
+// steady / controller-runtime ratio (lower is better for every row but the
+// achieved load rate).
 //
 // Usage, from the bench module:
 //
