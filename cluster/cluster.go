@@ -122,10 +122,14 @@ func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
 
 // RESTClientFor returns the REST client for the API group version gv that
 // encodes and decodes the scheme's typed objects, as a generated clientset
-// does. Clients are made once per group version and shared.
+// does. It speaks the config's content type, except that a config asking
+// for protobuf gets JSON for a group version whose Go types have no
+// protobuf form, such as a custom resource's: the API server serves those
+// as JSON only. Clients are made once per group version and shared.
 func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
 	return c.restClient(restKey{gv: gv, form: "typed"}, func(cfg *rest.Config) *rest.Config {
 		cfg.NegotiatedSerializer = c.codecs
+		c.jsonUnlessProtobuf(cfg, gv)
 		return cfg
 	})
 }

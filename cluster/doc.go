@@ -40,6 +40,15 @@
 // sees them) and as *metav1.PartialObjectMetadata (the metadata API):
 // package client's ForUnstructured and ForMetadata write through them.
 //
+// Typed clients speak the config's content type (client-go's default,
+// JSON, when it names none). A config that asks for protobuf, which the
+// built-in kinds decode faster in, still works for custom resources:
+// RESTClientFor sends JSON for a group version whose Go types have no
+// protobuf form, as the API server serves custom resources as JSON only.
+// (controller-runtime picks protobuf for the built-in kinds only when the
+// config names no content type, and a config asking for protobuf makes its
+// writes of custom resources fail.)
+//
 // The REST mapper reads discovery lazily and caches it. When it does not
 // know a kind, it reads discovery once more before giving up, so a kind
 // whose CustomResourceDefinition was installed after the first look is

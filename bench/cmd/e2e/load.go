@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
@@ -28,11 +26,11 @@ type loadStats struct {
 	RoundTripP99 float64 `json:"round_trip_p99_ms"`
 }
 
-// generateLoad makes rate × d updates to the seeded ConfigMaps,
-// round-robin, paced at rate per second, from writers goroutines. Each
-// update is a merge patch that sets data[ValueKey] to a new value (prefixed
-// with tag) and the written annotation to the wall-clock time just before
-// sending.
+// generateLoad makes rate × d updates to the seeded objects, round-robin,
+// paced at rate per second, from writers goroutines. Each update is a merge
+// patch that sets data[ValueKey] (a Widget's spec.data[ValueKey]) to a new
+// value (prefixed with tag) and the written annotation to the wall-clock
+// time just before sending.
 //
 // A ticker releases the updates that have come due into a queue the writers
 // take from. Every update is sent, so every run does the same work; when
@@ -51,7 +49,6 @@ func (c *cluster) generateLoad(ctx context.Context, rate float64, d time.Duratio
 	var rtts []time.Duration
 
 	var wg sync.WaitGroup
-	cms := c.client.CoreV1().ConfigMaps(c.namespace)
 	for range writers {
 		wg.Go(func() {
 			var mine []time.Duration
@@ -62,11 +59,9 @@ func (c *cluster) generateLoad(ctx context.Context, rate float64, d time.Duratio
 			}()
 			for i := range jobs {
 				now := time.Now()
-				patch, _ := json.Marshal(map[string]any{
-					"metadata": map[string]any{"annotations": map[string]string{e2e.WrittenAnnotation: strconv.FormatInt(now.UnixNano(), 10)}},
-					"data":     map[string]string{e2e.ValueKey: tag + "-" + strconv.Itoa(i)},
-				})
-				_, err := cms.Patch(ctx, c.names[i%len(c.names)], types.MergePatchType, patch, metav1.PatchOptions{})
+				patch := c.kind.LoadPatch(now.UnixNano(), tag+"-"+strconv.Itoa(i))
+				err := c.objects.Patch(types.MergePatchType).Namespace(c.namespace).Resource(c.kind.Resource()).
+					Name(c.names[i%len(c.names)]).Body(patch).Do(ctx).Error()
 				if err != nil {
 					failed.Add(1)
 					errOnce.Do(func() { firstErr = err })

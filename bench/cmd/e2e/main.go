@@ -1,15 +1,15 @@
 // Command e2e runs the end-to-end half of steady's side-by-side benchmarks:
-// the same ConfigMap controller, written once with steady and once with
+// the same controller, written once with steady and once with
 // controller-runtime, against a real kube-apiserver and etcd (package
-// testenv).
+// testenv), over ConfigMaps or (-kind cr) over a custom resource.
 //
-// The controller reads each ConfigMap from its informer cache and, when the
+// The controller reads each object from its informer cache and, when the
 // annotation bench.steady.dev/observed does not match the object's data
 // (see internal/e2e.Desired), writes it with an Update. For each
 // implementation and round the program measures:
 //
 //   - the time from the child's start to its cache holding the initial list
-//     of -objects pre-existing ConfigMaps, and the process's RSS and live Go
+//     of -objects pre-existing objects, and the process's RSS and live Go
 //     heap right then;
 //   - the reconciles and API requests needed to converge those objects (every
 //     run starts from objects the previous run's identifier no longer
@@ -18,6 +18,15 @@
 //     the latency from each update's send time to the first reconcile that
 //     sees it (p50, p99), and again the reconciles and API requests until the
 //     objects have converged.
+//
+// Kinds. With -kind configmap (the default) the objects are ConfigMaps,
+// which both frameworks read and write as protobuf. With -kind cr they are
+// Widgets (internal/e2e/api/v1alpha1), a custom resource with a typed Go
+// struct as kubebuilder generates it; the parent installs its
+// CustomResourceDefinition before seeding, the children register the type
+// in their scheme, and everything speaks JSON, the only encoding the API
+// server serves custom resources in. A Widget's spec.data carries what a
+// ConfigMap's data does, and the load changes it the same way.
 //
 // Fairness. Each implementation runs in its own child process, built from its
 // own main package, so RSS and heap belong to one framework only; the two
@@ -29,14 +38,16 @@
 // without serving them and log nowhere. The parent starts one API server,
 // seeds the objects once, runs the two children alternately (the order flips
 // every round), drives the identical load and checks convergence itself with
-// a LIST; the table shows medians over rounds and the steady /
-// controller-runtime ratio (lower is better for every row but the achieved
-// load rate).
+// a LIST and a watch from it; the table shows medians over rounds and the
+// steady / controller-runtime ratio (lower is better for every row but the
+// achieved load rate).
 //
 // Usage, from the bench module:
 //
 //	go run ./cmd/e2e                                    # 10,000 objects, 1,000/s for 30 s, 3 rounds
 //	go run ./cmd/e2e -objects 200 -duration 3s -rounds 1 # smoke test
+//	go run ./cmd/e2e -kind cr -objects 300 -duration 3s -rounds 1
+//	go run ./cmd/e2e -objects 100000 -rounds 1 -rate 100 # the scale row
 //
 // It is not a Go benchmark on purpose: CI, which runs every benchmark once,
 // does not run it.
@@ -53,11 +64,13 @@ import (
 	"time"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
+	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
 	"github.com/steadyctl/steady/testenv"
 )
 
 // config holds the command's flags.
 type config struct {
+	kind            e2e.Kind
 	objects         int
 	payload         int
 	rate            float64
@@ -76,15 +89,17 @@ type config struct {
 
 func main() {
 	var c config
-	flag.IntVar(&c.objects, "objects", 10000, "pre-existing ConfigMaps")
-	flag.IntVar(&c.payload, "payload", 256, "bytes of filler data per ConfigMap")
-	flag.Float64Var(&c.rate, "rate", 1000, "load: ConfigMap updates per second")
+	kind := flag.String("kind", string(e2e.KindConfigMap), "the objects: configmap, or cr for the custom resource Widget")
+	flag.IntVar(&c.objects, "objects", 10000, "pre-existing objects")
+	flag.IntVar(&c.payload, "payload", 256, "bytes of filler data per object")
+	flag.Float64Var(&c.rate, "rate", 1000, "load: object updates per second")
 	flag.DurationVar(&c.duration, "duration", 30*time.Second, "load: how long")
 	flag.DurationVar(&c.warmup, "warmup", 5*time.Second, "load the API server this long, without a controller, before the first round")
 	flag.IntVar(&c.rounds, "rounds", 3, "rounds; each runs both implementations, in alternating order")
 	flag.IntVar(&c.workers, "workers", 4, "maximum concurrent reconciles, both implementations")
 	flag.IntVar(&c.writers, "writers", 32, "load: concurrent writers")
-	flag.DurationVar(&c.convergeTimeout, "converge-timeout", 5*time.Minute, "how long to wait for the objects to converge")
+	flag.DurationVar(&c.convergeTimeout, "converge-timeout", 0,
+		"how long to wait for the objects to converge (default 10 ms per object, at least 5 minutes)")
 	flag.StringVar(&c.jsonPath, "json", "", "also write every round's raw results to this file")
 	flag.StringVar(&c.profileDir, "profile-dir", "", "write each child's CPU and heap profiles, split at the sync, into this directory")
 	flag.StringVar(&c.benchDir, "bench-dir", ".", "directory of the bench module, where the children are built")
@@ -94,6 +109,11 @@ func main() {
 		"which records no writes, instead of steady's client), echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue); empty for steady's defaults")
 	flag.Parse()
+	var err error
+	if c.kind, err = e2e.ParseKind(*kind); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(2)
+	}
 	if !e2e.ValidManagedFields(c.managedFields) {
 		fmt.Fprintf(os.Stderr, "e2e: -managed-fields %q: want default, keep or drop\n", c.managedFields)
 		os.Exit(2)
@@ -102,9 +122,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "e2e: -objects, -rounds, -workers, -writers and -rate must be positive")
 		os.Exit(2)
 	}
+	if c.convergeTimeout <= 0 {
+		c.convergeTimeout = max(5*time.Minute, time.Duration(c.objects)*10*time.Millisecond)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, c)
+	err = run(ctx, c)
 	stop()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
@@ -143,15 +166,23 @@ func run(ctx context.Context, c config) error {
 			logf("stopping testenv: %v", err)
 		}
 	}()
-	cl, err := newCluster(env, "bench-e2e")
+	if c.kind == e2e.KindCR {
+		if err := env.InstallCRDs(ctx, v1alpha1.CRD()); err != nil {
+			return err
+		}
+	}
+	cl, err := newCluster(env, "bench-e2e", c.kind)
 	if err != nil {
+		return err
+	}
+	if err := cl.createNamespace(ctx); err != nil {
 		return err
 	}
 	start := time.Now()
 	if err := cl.seed(ctx, c.objects, c.payload, 32); err != nil {
 		return err
 	}
-	logf("created %d ConfigMaps in %v", c.objects, time.Since(start).Round(time.Millisecond))
+	logf("created %d %s in %v; %s", c.objects, c.kind.Plural(), time.Since(start).Round(time.Millisecond), apiServerMem())
 	if c.warmup > 0 {
 		// The first child would otherwise meet a colder API server than
 		// the others.

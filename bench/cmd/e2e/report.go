@@ -54,8 +54,8 @@ func printTable(w io.Writer, c config, results []result) {
 	if c.steady != "" {
 		settings = ", steady child " + c.steady
 	}
-	fmt.Fprintf(w, "\n%d objects, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
-		c.objects, c.rate, c.duration, c.workers, c.managedFields, settings, c.rounds)
+	fmt.Fprintf(w, "\n%d %s, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
+		c.objects, c.kind.Plural(), c.rate, c.duration, c.workers, c.managedFields, settings, c.rounds)
 	fmt.Fprintln(w, "| metric | steady | controller-runtime | ratio | target |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, rw := range rows(c) {
@@ -75,9 +75,10 @@ func printTable(w io.Writer, c config, results []result) {
 	}
 	fmt.Fprintln(w)
 	for _, r := range results {
-		fmt.Fprintf(w, "round %d, %s: load average %s → %s; requests %s; responses %s; latency samples %d of %d updates\n",
+		fmt.Fprintf(w, "round %d, %s: load average %s → %s; requests %s; responses %s; latency samples %d of %d updates; kube-apiserver RSS %s, peak %s\n",
 			r.Round, r.Impl, r.LoadAvg[0], r.LoadAvg[1], counts(r.AfterLoad.Requests.ByKind),
-			counts(r.AfterLoad.Requests.ByContentType), r.AfterLoad.Counts.LatencySamples, r.Load.Sent)
+			counts(r.AfterLoad.Requests.ByContentType), r.AfterLoad.Counts.LatencySamples, r.Load.Sent,
+			mib(r.APIServerRSS), mib(r.APIServerPeakRSS))
 	}
 }
 
@@ -126,6 +127,7 @@ func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", mibf(b)) }
 func writeJSON(path string, c config, results []result) error {
 	data, err := json.MarshalIndent(map[string]any{
 		"when":           time.Now().UTC().Format(time.RFC3339),
+		"kind":           c.kind,
 		"objects":        c.objects,
 		"rate":           c.rate,
 		"duration":       c.duration.String(),

@@ -28,6 +28,10 @@ type result struct {
 	// LoadAvg is /proc/loadavg when the child started and when it stopped:
 	// the machine is shared, and this says how busy it was.
 	LoadAvg [2]string `json:"loadavg"`
+	// APIServerRSS and APIServerPeakRSS are kube-apiserver's resident set
+	// size and its high-water mark when the child stopped (0 if unknown).
+	APIServerRSS     uint64 `json:"apiserver_rss_bytes"`
+	APIServerPeakRSS uint64 `json:"apiserver_peak_rss_bytes"`
 
 	// The child's reports: when synced, when the initial objects had
 	// converged, when the load's updates had converged, and after it stopped.
@@ -46,8 +50,8 @@ const quiet = time.Second
 func runOne(ctx context.Context, c config, cl *cluster, bin, impl string, round int) (result, error) {
 	res := result{Impl: impl, Round: round}
 	run := fmt.Sprintf("r%d-%s", round, impl)
-	args := []string{"-kubeconfig", cl.kubeconfig, "-namespace", cl.namespace, "-run", run, "-workers", strconv.Itoa(c.workers),
-		"-managed-fields", c.managedFields}
+	args := []string{"-kubeconfig", cl.kubeconfig, "-namespace", cl.namespace, "-kind", string(c.kind), "-run", run,
+		"-workers", strconv.Itoa(c.workers), "-managed-fields", c.managedFields}
 	if c.profileDir != "" {
 		args = append(args, "-profile", filepath.Join(c.profileDir, run))
 	}
@@ -103,6 +107,7 @@ func runOne(ctx context.Context, c config, cl *cluster, bin, impl string, round 
 		return res, err
 	}
 	res.LoadAvg[1] = loadAvg()
+	res.APIServerRSS, res.APIServerPeakRSS, _ = apiServerRSS()
 	return res, nil
 }
 

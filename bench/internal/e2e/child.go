@@ -17,6 +17,7 @@ import (
 type Options struct {
 	Kubeconfig string
 	Namespace  string
+	Kind       Kind   // what the controller reconciles
 	Run        string // the run identifier that goes into Desired
 	Workers    int    // maximum concurrent reconciles
 	// ManagedFields is "default" (the framework's default), "keep" or
@@ -52,15 +53,21 @@ func Main(impl string, start StartFunc) {
 	// -kubeconfig) on the global one.
 	fs := flag.NewFlagSet(impl, flag.ExitOnError)
 	fs.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig of the cluster")
-	fs.StringVar(&o.Namespace, "namespace", "", "namespace of the ConfigMaps")
+	fs.StringVar(&o.Namespace, "namespace", "", "namespace of the objects")
+	kind := fs.String("kind", string(KindConfigMap), "configmap or cr: the kind to reconcile")
 	fs.StringVar(&o.Run, "run", "", "run identifier")
 	fs.IntVar(&o.Workers, "workers", 4, "maximum concurrent reconciles")
 	fs.StringVar(&o.ManagedFields, "managed-fields", "default", "default, keep or drop: managedFields in the cache")
 	fs.StringVar(&o.Profile, "profile", "", "write CPU and heap profiles to files with this path prefix")
 	fs.StringVar(&o.Steady, "steady", "", "settings of the steady child (client, echoes, nogate, nopq)")
 	_ = fs.Parse(os.Args[1:]) // ExitOnError
+	var err error
+	if o.Kind, err = ParseKind(*kind); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", impl, err)
+		os.Exit(2)
+	}
 	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" || !ValidManagedFields(o.ManagedFields) {
-		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-managed-fields default|keep|drop]")
+		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-kind configmap|cr] [-managed-fields default|keep|drop]")
 		os.Exit(2)
 	}
 	if err := runChild(t0, impl, o, start); err != nil {
@@ -75,7 +82,7 @@ func runChild(t0 time.Time, impl string, o Options, start StartFunc) (err error)
 		return err
 	}
 	defer prof.stopCPU()
-	cfg, err := LoadConfig(o.Kubeconfig)
+	cfg, err := LoadConfig(o.Kubeconfig, o.Kind)
 	if err != nil {
 		return err
 	}

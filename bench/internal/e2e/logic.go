@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const (
@@ -24,25 +24,28 @@ const (
 )
 
 // Desired returns the ObservedAnnotation value a controller of run writes
-// for cm. The run identifier makes every child start from the same state:
-// objects another child converged are unconverged for the next one.
-func Desired(run string, cm *corev1.ConfigMap) string {
-	return run + "/" + cm.Data[ValueKey]
+// for obj, a ConfigMap or a Widget (see Data). The run identifier makes
+// every child start from the same state: objects another child converged
+// are unconverged for the next one.
+func Desired(run string, obj metav1.Object) string {
+	return run + "/" + Data(obj)[ValueKey]
 }
 
-// Converged reports whether cm carries the annotation a controller of run
+// Converged reports whether obj carries the annotation a controller of run
 // would write for it.
-func Converged(run string, cm *corev1.ConfigMap) bool {
-	return cm.Annotations[ObservedAnnotation] == Desired(run, cm)
+func Converged(run string, obj metav1.Object) bool {
+	return obj.GetAnnotations()[ObservedAnnotation] == Desired(run, obj)
 }
 
-// SetObserved records want in cm's annotations. cm must be the caller's own
-// copy, never an object shared with a cache.
-func SetObserved(cm *corev1.ConfigMap, want string) {
-	if cm.Annotations == nil {
-		cm.Annotations = make(map[string]string, 1)
+// SetObserved records want in obj's annotations. obj must be the caller's
+// own copy, never an object shared with a cache.
+func SetObserved(obj metav1.Object, want string) {
+	a := obj.GetAnnotations()
+	if a == nil {
+		a = make(map[string]string, 1)
 	}
-	cm.Annotations[ObservedAnnotation] = want
+	a[ObservedAnnotation] = want
+	obj.SetAnnotations(a)
 }
 
 // Logic is the reconcile logic both children run, apart from the two
@@ -70,20 +73,21 @@ func NewLogic(run string, start time.Time) *Logic {
 	return &Logic{run: run, since: start.UnixNano(), lastStamp: make(map[string]int64)}
 }
 
-// Observe is the first step of every reconcile: cm is the object as read
-// from the cache (nil if it is gone). It counts the reconcile, records the
+// Observe is the first step of every reconcile: obj is the object as read
+// from the cache, nil (an untyped nil) if it is gone. It counts the reconcile, records the
 // event→reconcile latency the first time a written stamp is seen for the
 // object, and returns the annotation value to write, with write false when
 // the object is already converged (or gone).
-func (l *Logic) Observe(cm *corev1.ConfigMap) (want string, write bool) {
+func (l *Logic) Observe(obj metav1.Object) (want string, write bool) {
 	now := time.Now()
 	l.reconciles.Add(1)
-	if cm == nil {
+	if obj == nil {
 		return "", false
 	}
-	if s, ok := cm.Annotations[WrittenAnnotation]; ok {
+	annotations := obj.GetAnnotations()
+	if s, ok := annotations[WrittenAnnotation]; ok {
 		if stamp, err := strconv.ParseInt(s, 10, 64); err == nil && stamp >= l.since {
-			key := cm.Namespace + "/" + cm.Name
+			key := obj.GetNamespace() + "/" + obj.GetName()
 			l.mu.Lock()
 			if l.lastStamp[key] != stamp {
 				l.lastStamp[key] = stamp
@@ -92,8 +96,8 @@ func (l *Logic) Observe(cm *corev1.ConfigMap) (want string, write bool) {
 			l.mu.Unlock()
 		}
 	}
-	want = Desired(l.run, cm)
-	return want, cm.Annotations[ObservedAnnotation] != want
+	want = Desired(l.run, obj)
+	return want, annotations[ObservedAnnotation] != want
 }
 
 // Wrote is the last step of a reconcile that wrote: it counts the write and

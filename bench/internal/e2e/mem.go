@@ -24,17 +24,23 @@ func ReadMem() Mem {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := Mem{Heap: ms.HeapAlloc}
-	m.RSS, m.PeakRSS = procStatus("VmRSS:"), procStatus("VmHWM:")
+	m.RSS, m.PeakRSS = ProcRSS("self")
 	return m
 }
 
-// procStatus returns the value, in bytes, of a "Name: N kB" line of
-// /proc/self/status, or 0.
-func procStatus(name string) uint64 {
-	data, err := os.ReadFile("/proc/self/status")
+// ProcRSS returns the resident set size and its high-water mark of the
+// process pid ("self" for this one), or zeros where /proc is missing.
+func ProcRSS(pid string) (rss, peak uint64) {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
+	return procStatus(data, "VmRSS:"), procStatus(data, "VmHWM:")
+}
+
+// procStatus returns the value, in bytes, of a "Name: N kB" line of a
+// /proc/<pid>/status file, or 0.
+func procStatus(data []byte, name string) uint64 {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(name))

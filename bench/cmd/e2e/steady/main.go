@@ -1,7 +1,8 @@
 // Command steady is the steady child of the end-to-end benchmark
-// (bench/cmd/e2e): a ConfigMap controller written with steady's informer
-// factory and controller, running the shared reconcile logic of package
-// internal/e2e. The parent builds and runs it; see that command.
+// (bench/cmd/e2e): a controller of ConfigMaps or of the custom resource
+// Widget, written with steady's informer factory, controller and client,
+// running the shared reconcile logic of package internal/e2e. The parent
+// builds and runs it; see that command.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
+	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
@@ -28,44 +30,82 @@ import (
 
 func main() { e2e.Main("steady", start) }
 
-// reconciler reads a ConfigMap from the informer's cache and, when the
-// shared logic says so, writes the observed annotation to the API server:
-// with steady's client, whose writes the read-your-writes gate, the echo
-// priority and echo dropping see, or with -steady typed, with client-go's
-// typed client, which records nothing.
-type reconciler struct {
-	cache  *informer.Cache[*corev1.ConfigMap]
-	client corev1client.ConfigMapsGetter
-	steady *client.Client[*corev1.ConfigMap] // nil with -steady typed
-	logic  *e2e.Logic
+// reconciler reads an object from the informer's cache and, when the shared
+// logic says so, writes the observed annotation to the API server with
+// write.
+type reconciler[T object.Object] struct {
+	cache *informer.Cache[T]
+	write func(context.Context, T) error
+	logic *e2e.Logic
 }
 
-func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
-	cm, ok := r.cache.Get(req.Namespace, req.Name)
-	if !ok {
-		cm = nil
+func (r *reconciler[T]) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+	obj, ok := r.cache.Get(req.Namespace, req.Name)
+	var observed metav1.Object // an untyped nil when the object is gone
+	if ok {
+		observed = obj
 	}
-	want, write := r.logic.Observe(cm)
+	want, write := r.logic.Observe(observed)
 	if !write {
 		return controller.Result{}, nil
 	}
-	cm = cm.DeepCopy() // the cache's objects are shared and read-only
-	e2e.SetObserved(cm, want)
-	var err error
-	if r.steady != nil {
-		_, err = r.steady.Update(ctx, cm)
-	} else {
-		_, err = r.client.ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
-	}
-	return controller.Result{}, r.logic.Wrote(err)
+	obj = obj.DeepCopyObject().(T) // the cache's objects are shared and read-only
+	e2e.SetObserved(obj, want)
+	return controller.Result{}, r.logic.Wrote(r.write(ctx, obj))
 }
 
-// start wires the controller as a steady operator would: a shared informer
-// from the factory, a controller with Prometheus metrics (recorded, not
-// served, as the controller-runtime child's are), and steady's client for
-// the writes.
+// writerFunc returns the function a reconciler writes with, given the
+// informer factory.
+type writerFunc[T object.Object] func(*informer.Factory) (func(context.Context, T) error, error)
+
+// start wires the controller for o.Kind as a steady operator would. It
+// writes with steady's client (client.For), whose writes the read-your-writes
+// gate, the echo priority and echo dropping see; with -steady typed,
+// ConfigMaps are written with client-go's typed client, which records
+// nothing (Widgets have no generated clientset to do that with).
 func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (e2e.Running, error) {
-	cl, err := cluster.New(cfg)
+	typed := slices.Contains(strings.Split(o.Steady, ","), "typed")
+	switch {
+	case o.Kind == e2e.KindCR && typed:
+		return e2e.Running{}, fmt.Errorf("-steady %q: typed needs a generated clientset, which the custom resource Widget has not", o.Steady)
+	case o.Kind == e2e.KindCR:
+		return run(ctx, cfg, o, l, steadyWriter[*v1alpha1.Widget](o))
+	case !typed:
+		return run(ctx, cfg, o, l, steadyWriter[*corev1.ConfigMap](o))
+	}
+	return run(ctx, cfg, o, l, func(*informer.Factory) (func(context.Context, *corev1.ConfigMap) error, error) {
+		typed, err := corev1client.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, cm *corev1.ConfigMap) error {
+			_, err := typed.ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+			return err
+		}, nil
+	})
+}
+
+// steadyWriter writes with steady's client of T over the factory's shared
+// informer.
+func steadyWriter[T object.Object](o e2e.Options) writerFunc[T] {
+	return func(f *informer.Factory) (func(context.Context, T) error, error) {
+		c, err := client.For[T](f, o.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, obj T) error {
+			_, err := c.Update(ctx, obj)
+			return err
+		}, nil
+	}
+}
+
+// run wires the controller of T: a shared informer from the factory (of a
+// cluster whose scheme knows T), a controller with Prometheus metrics
+// (recorded, not served, as the controller-runtime child's are), and the
+// writer.
+func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T]) (e2e.Running, error) {
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -73,23 +113,17 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	cms, err := informer.For[*corev1.ConfigMap](f, o.Namespace, object.Selector{})
+	inf, err := informer.For[T](f, o.Namespace, object.Selector{})
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	typed, err := corev1client.NewForConfig(cfg)
-	if err != nil {
+	r := &reconciler[T]{cache: inf.Cache(), logic: l}
+	if r.write, err = writer(f); err != nil {
 		return e2e.Running{}, err
 	}
-	r := &reconciler{cache: cms.Cache(), client: typed, logic: l}
 	copts, err := steadySettings(o.Steady)
 	if err != nil {
 		return e2e.Running{}, err
-	}
-	if !slices.Contains(strings.Split(o.Steady, ","), "typed") {
-		if r.steady, err = client.For[*corev1.ConfigMap](f, o.Namespace); err != nil {
-			return e2e.Running{}, err
-		}
 	}
 	reg := prometheus.NewRegistry()
 	wq, err := metrics.NewWorkqueue(reg)
@@ -100,12 +134,12 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	c, err := controller.New("configmaps", r, append(copts, controller.WithMaxConcurrentReconciles(o.Workers),
+	c, err := controller.New(o.Kind.Resource(), r, append(copts, controller.WithMaxConcurrentReconciles(o.Workers),
 		controller.WithMetricsProvider(wq), controller.WithMetrics(rec))...)
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	if err := c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap]())); err != nil {
+	if err := c.Watch(controller.Informer(inf, handler.EnqueueObject[T]())); err != nil {
 		return e2e.Running{}, err
 	}
 	cachesDone := make(chan struct{})
@@ -116,7 +150,7 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 		<-cachesDone
 		done <- err
 	}()
-	return e2e.Running{Synced: cms.HasSynced, Done: done}, nil
+	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
 }
 
 // steadySettings turns -steady's settings into controller options.

@@ -1,0 +1,50 @@
+package cluster
+
+import (
+	"mime"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+)
+
+// The interfaces apimachinery's protobuf serializer encodes through; a Go
+// type with none of them cannot be sent as protobuf.
+var protobufMarshallers = []reflect.Type{
+	reflect.TypeFor[runtime.ProtobufMarshaller](),
+	reflect.TypeFor[runtime.ProtobufReverseMarshaller](),
+	reflect.TypeFor[interface{ Marshal() ([]byte, error) }](),
+}
+
+// protobufEncodes reports whether every Go type the scheme has for gv can
+// be encoded as protobuf. Custom resources' types (as kubebuilder
+// generates them) cannot, and the API server serves custom resources as
+// JSON only.
+func (c *Cluster) protobufEncodes(gv schema.GroupVersion) bool {
+	for _, t := range c.scheme.KnownTypes(gv) {
+		p, ok := reflect.PointerTo(t), false
+		for _, m := range protobufMarshallers {
+			ok = ok || p.Implements(m)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonUnlessProtobuf makes cfg, a typed client's config for gv, send JSON
+// when it asks for protobuf but the scheme's types of gv have no protobuf
+// form: a config that asks for protobuf for the built-in kinds then also
+// works for custom resources. Answers are decoded by their content type,
+// so an Accept header that lists protobuf first is kept: the API server
+// answers JSON for kinds it cannot send as protobuf.
+func (c *Cluster) jsonUnlessProtobuf(cfg *rest.Config, gv schema.GroupVersion) {
+	if mt, _, err := mime.ParseMediaType(cfg.ContentType); err != nil || mt != runtime.ContentTypeProtobuf {
+		return
+	}
+	if !c.protobufEncodes(gv) {
+		cfg.ContentType = runtime.ContentTypeJSON
+	}
+}
