@@ -71,10 +71,12 @@
 // rest of the initial list rather than going ahead of it as a change.
 //
 // Priorities do not starve: a request that has been ready for WithMaxWait
-// (a minute by default) goes ahead of every priority, so a stream of
-// normal-priority work (RequeueAfter loops, busy objects) delays an
-// initial-list request by at most that, plus the overdue requests ahead of
-// it (controller-runtime #3496, where they waited forever).
+// (a minute by default) is overdue, and overdue requests, oldest first,
+// take turns with the others, so a stream of normal-priority work
+// (RequeueAfter loops, busy objects) delays an initial-list request by at
+// most that, plus a turn each for it and the overdue requests ahead of it
+// (controller-runtime #3496, where they waited forever); and an overdue
+// initial list of any size delays a change by at most one turn.
 //
 // WithFairness(true) makes namespaces take turns: among requests of equal
 // priority each namespace with requests waiting gets one in turn, so a

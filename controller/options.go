@@ -148,11 +148,11 @@ func WithMetricsProvider(p workqueue.MetricsProvider) Option {
 // 100ns less per request; the options above are then an error.
 func WithPriorityQueue(on bool) Option { return func(o *options) { o.priority = on } }
 
-// WithMaxWait sets how long a request may be ready before it goes ahead
-// of every priority (default workqueue.DefaultMaxWait, a minute): the
-// bound on how long a stream of higher-priority requests can hold back
-// one of lower priority, such as an initial-list request. It must be
-// positive.
+// WithMaxWait sets how long a request may be ready before it is overdue
+// and takes turns with the requests of every priority (default
+// workqueue.DefaultMaxWait, a minute): the bound on how long a stream of
+// higher-priority requests can hold back one of lower priority, such as
+// an initial-list request. It must be positive.
 func WithMaxWait(d time.Duration) Option {
 	return func(o *options) { o.maxWait, o.maxWaitSet = d, true }
 }

@@ -71,12 +71,16 @@
 // (controller-runtime #3496, where initial-list items waited forever
 // behind a stream of normal-priority requeues). An item that has been
 // ready for MaxWait (WithMaxWait, a minute by default) is overdue, and
-// overdue items go ahead of every priority, in the order they became
-// ready. So no item is handed out ahead of one that became ready more
-// than MaxWait before it: an item is handed out at most MaxWait after it
-// became ready, plus the time the workers take for the overdue items
-// ahead of it, which became ready before it (in its flow, with flows).
-// Until then priorities hold strictly.
+// overdue items, in the order they became ready, take turns with the
+// items not overdue: while both kinds are ready, Gets alternate between
+// the oldest overdue item and the highest-priority other one. So an item
+// is handed out at most MaxWait after it became ready, plus two Gets for
+// it and for each overdue item ahead of it, which became ready before it
+// (in its flow, with flows); until then priorities hold strictly. Taking
+// turns rather than going ahead of everything keeps aging from undoing
+// priorities when the backlog is large: after a restart over 100,000
+// objects the initial list is overdue after a minute, and a change made
+// then still waits for one Get, not for the whole list.
 //
 // Flows give fairness between tenants. An add may name a flow
 // (AddOpts.Flow; a controller uses the namespace). Within a priority,

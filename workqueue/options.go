@@ -88,8 +88,8 @@ func WithLogger(l logr.Logger) Option { return func(o *options) { o.logger = l }
 func WithMetricsProvider(p MetricsProvider) Option { return func(o *options) { o.metrics = p } }
 
 // WithMaxWait sets how long an item of a PriorityQueue may be ready
-// before it is overdue and goes ahead of every priority (default
-// DefaultMaxWait, a minute). It bounds how long adds of higher priority
+// before it is overdue and takes turns with the items of every priority
+// (default DefaultMaxWait, a minute). It bounds how long adds of higher priority
 // can hold an item back: see PriorityQueue. A duration that is not
 // positive is logged as an error and the default kept.
 func WithMaxWait(d time.Duration) Option {

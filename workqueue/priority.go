@@ -21,9 +21,10 @@ import (
 //   - Priority: a higher priority goes first. Adding an item that is
 //     already queued raises its priority to the highest asked for.
 //   - Aging: an item that has been ready for MaxWait (WithMaxWait) is
-//     overdue and goes ahead of every item that is not, so no load of
-//     higher-priority adds delays it further than the items that were
-//     overdue before it.
+//     overdue, and overdue items, oldest first, take turns with the
+//     others, one Get each: no load of higher-priority adds delays an
+//     overdue item further than one turn per overdue item before it, and
+//     no overdue backlog delays a fresh change by more than one turn.
 //   - Fairness: within a priority (and among overdue items) the flows
 //     (AddOpts.Flow) take turns, one item each, so one flow's burst delays
 //     another flow's item by at most one item per busy flow.
@@ -78,7 +79,8 @@ const never = time.Duration(math.MaxInt64)
 const LowPriority = -100
 
 // DefaultMaxWait is how long a PriorityQueue's item may be ready before
-// it goes ahead of every priority, unless WithMaxWait says otherwise.
+// it is overdue and no longer waits for higher priorities, unless
+// WithMaxWait says otherwise.
 const DefaultMaxWait = time.Minute
 
 // Reasons is a set of reasons an item was added, one bit each, that the

@@ -25,6 +25,7 @@ type refPriority struct {
 	overdue                   *refLevel
 	age                       []int // ready items not overdue, in the order they became ready
 	seq                       int
+	lastOverdue               bool // the last get took an overdue item
 	failures                  map[int]int
 	shut                      bool
 }
@@ -189,7 +190,9 @@ func (r *refPriority) addRateLimited(item int, a refAdd) {
 }
 
 // get promotes the items ready for maxWait, oldest first, then takes from
-// the overdue level if it has items, else from the highest priority.
+// the overdue level if it has items, unless the last get took an overdue
+// item and a priority has items: then, as otherwise, from the highest
+// priority.
 func (r *refPriority) get() (item, prio int, reasons Reasons, shutdown, ok bool) {
 	for len(r.age) > 0 && r.now-r.items[r.age[0]].readyAt >= r.maxWait {
 		item := r.age[0]
@@ -199,19 +202,20 @@ func (r *refPriority) get() (item, prio int, reasons Reasons, shutdown, ok bool)
 		e.overdue = true
 		r.overdue.push(e.flow, item)
 	}
-	lv := r.overdue
-	if len(lv.round) == 0 {
-		best, found := 0, false
-		for p, l := range r.levels {
-			if len(l.round) > 0 && (!found || p > best) {
-				best, found = p, true
-			}
+	best, found := 0, false
+	for p, l := range r.levels {
+		if len(l.round) > 0 && (!found || p > best) {
+			best, found = p, true
 		}
+	}
+	lv := r.overdue
+	if len(lv.round) == 0 || r.lastOverdue && found {
 		if !found {
 			return 0, 0, 0, r.shut, r.shut
 		}
 		lv = r.levels[best]
 	}
+	r.lastOverdue = lv == r.overdue
 	item = lv.take()
 	e := r.items[item]
 	r.age = slices.DeleteFunc(r.age, func(i int) bool { return i == item })

@@ -5,10 +5,11 @@ import "time"
 // readySet holds a PriorityQueue's ready items and decides which one is
 // handed out next:
 //
-//   - Overdue items first: an item that has been ready for maxWait or
-//     longer is moved (promote) out of its priority into the overdue
-//     level, which goes ahead of every priority.
-//   - Otherwise the highest priority with ready items.
+//   - Overdue items and the rest take turns: an item that has been ready
+//     for maxWait or longer is moved (promote) out of its priority into
+//     the overdue level, which gets every other hand-out while the
+//     priorities have items too, and every hand-out while they have none.
+//   - The priorities' turns go to the highest priority with ready items.
 //   - Within a level, flows take turns (round robin, one item per turn),
 //     and a flow's items at one level are handed out first in, first out.
 //
@@ -36,9 +37,12 @@ type readySet[T comparable] struct {
 	freeSub int32 // a free subqueue, linked through inRound.next
 	levels  []level
 	overdue level
-	age     ends // records not overdue, by inAge
-	flows   flowTable
-	n       int // ready items
+	// lastOverdue says the last hand-out was an overdue item's, so the
+	// next goes to the priorities if they have items.
+	lastOverdue bool
+	age         ends // records not overdue, by inAge
+	flows       flowTable
+	n           int // ready items
 }
 
 // subqueue holds one flow's items at one level, oldest first.
@@ -153,10 +157,12 @@ func (r *readySet[T]) nextOverdue() (time.Duration, bool) {
 // pop removes the next item to hand out and returns its record; the set
 // must not be empty.
 func (r *readySet[T]) pop() int32 {
+	// The priorities have items when not every ready item is overdue.
 	lv := &r.overdue
-	if lv.n == 0 {
+	if lv.n == 0 || r.lastOverdue && r.n > lv.n {
 		lv = &r.levels[0]
 	}
+	r.lastOverdue = lv == &r.overdue
 	s := lv.round.head
 	nd := r.subs[s].items.head
 	if r.subs[s].inRound.next != none { // its turn is over: to the back of the round
