@@ -159,7 +159,10 @@ func (inf *Informer[T]) Progress() Progress {
 		}
 	}
 	p := &least.progress
-	out := Progress{Advanced: p.time(&p.advanced), Received: p.time(&p.received)}
+	out := Progress{Advanced: p.advancedAt()}
+	if r := least.refl.Load(); r != nil {
+		out.Received = r.LastEventTime()
+	}
 	for _, src := range inf.sources {
 		out.Pending += src.fifo.Len()
 	}
