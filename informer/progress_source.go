@@ -15,10 +15,10 @@ import (
 const failOpen = math.MaxUint64
 
 // sourceProgress is one source's side of HasProcessed, WhenProcessed and
-// Progress. Its FIFO reports each new store resourceVersion (advance); the
-// revision and times are atomics, so the hot paths — advance after every
-// batch, HasProcessed before every reconcile — take no lock unless
-// someone waits.
+// Progress (whose Received is the reflector's LastEventTime). Its FIFO
+// reports each new store resourceVersion (advance); the revision and when
+// it moved are atomics, so the hot paths — advance after every batch,
+// HasProcessed before every reconcile — take no lock unless someone waits.
 type sourceProgress struct {
 	rev      atomic.Uint64 // the revision the cache reflects; 0 before the first list
 	advanced atomic.Int64  // when rev last moved (see stamp); 0: never
