@@ -8,9 +8,6 @@ import (
 	"time"
 
 	"k8s.io/utils/clock"
-
-	"github.com/steadyctl/steady/deltafifo"
-	"github.com/steadyctl/steady/object"
 )
 
 // failOpen is the revision of a source whose resourceVersions are not
@@ -18,14 +15,13 @@ import (
 const failOpen = math.MaxUint64
 
 // sourceProgress is one source's side of HasProcessed, WhenProcessed and
-// Progress. Its FIFO reports each new store resourceVersion (advance); the
-// revision and times are atomics, so the hot paths — advance after every
-// batch, HasProcessed before every reconcile — take no lock unless
-// someone waits.
+// Progress (whose Received is the reflector's LastEventTime). Its FIFO
+// reports each new store resourceVersion (advance); the revision and when
+// it moved are atomics, so the hot paths — advance after every batch,
+// HasProcessed before every reconcile — take no lock unless someone waits.
 type sourceProgress struct {
 	rev      atomic.Uint64 // the revision the cache reflects; 0 before the first list
 	advanced atomic.Int64  // when rev last moved (see stamp); 0: never
-	received atomic.Int64  // when the reflector last handed over anything
 	waiting  atomic.Int32  // len(waiters), so advance skips mu when nobody waits
 
 	clock clock.PassiveClock
@@ -44,8 +40,9 @@ func (p *sourceProgress) init(c clock.PassiveClock) {
 // means never. A monotonic reading costs half of a wall-clock one.
 func (p *sourceProgress) stamp() int64 { return int64(p.clock.Since(p.base)) + 1 }
 
-func (p *sourceProgress) time(stamp *atomic.Int64) time.Time {
-	s := stamp.Load()
+// advancedAt is when rev last moved; zero if it never has.
+func (p *sourceProgress) advancedAt() time.Time {
+	s := p.advanced.Load()
 	if s == 0 {
 		return time.Time{}
 	}
@@ -166,36 +163,4 @@ func (h *waiterHeap) Pop() any {
 	*h = old[:len(old)-1]
 	w.index = -1
 	return w
-}
-
-// receiving is a source's FIFO as its reflector feeds it: it notes when
-// anything arrives from the API server, for Progress.Received.
-type receiving[T object.Object] struct {
-	*deltafifo.FIFO[T]
-	p *sourceProgress
-}
-
-func (r receiving[T]) Add(obj T) error {
-	r.p.received.Store(r.p.stamp())
-	return r.FIFO.Add(obj)
-}
-
-func (r receiving[T]) Update(obj T) error {
-	r.p.received.Store(r.p.stamp())
-	return r.FIFO.Update(obj)
-}
-
-func (r receiving[T]) Delete(obj T) error {
-	r.p.received.Store(r.p.stamp())
-	return r.FIFO.Delete(obj)
-}
-
-func (r receiving[T]) Replace(list []T, resourceVersion string) error {
-	r.p.received.Store(r.p.stamp())
-	return r.FIFO.Replace(list, resourceVersion)
-}
-
-func (r receiving[T]) Bookmark(resourceVersion string) {
-	r.p.received.Store(r.p.stamp())
-	r.FIFO.Bookmark(resourceVersion)
 }

@@ -337,3 +337,21 @@ func TestProgressHotPathsDoNotAllocate(t *testing.T) {
 		t.Fatalf("%v allocations per advance and HasProcessed", allocs)
 	}
 }
+
+// revision reads digits itself; it must agree with strconv.ParseUint on
+// every input, the edges of 64 bits and non-numbers included.
+func TestRevisionAgreesWithParseUint(t *testing.T) {
+	inputs := []string{"", "0", "7", "007", "123456789", "9999999999999999999", "10000000000000000000",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999", "-1", "+1", "1_000", " 1",
+		"1 ", "12a", "0x10", "opaque-1", "１"}
+	for range 1000 {
+		inputs = append(inputs, strconv.FormatUint(rand.Uint64()>>rand.IntN(64), 10))
+	}
+	for _, in := range inputs {
+		got, ok := revision(in)
+		want, err := strconv.ParseUint(in, 10, 64)
+		if ok != (err == nil) || got != want && ok {
+			t.Errorf("revision(%q) = %d, %v; ParseUint says %d, %v", in, got, ok, want, err)
+		}
+	}
+}

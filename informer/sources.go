@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/steadyctl/steady/deltafifo"
 	"github.com/steadyctl/steady/object"
@@ -33,6 +34,9 @@ type source[T object.Object] struct {
 	fifo      *deltafifo.FIFO[T]
 	listed    bool // its first list is in the cache; inf.mu
 	progress  sourceProgress
+	// refl is the source's reflector once Start has made it; Progress asks
+	// it when anything last arrived.
+	refl atomic.Pointer[reflector.Reflector[T]]
 }
 
 // addSources gives inf a source per ListerWatcher, in the order of
@@ -93,11 +97,13 @@ func (inf *Informer[T]) reflectors() ([]*reflector.Reflector[T], error) {
 		if transform != nil {
 			ropts = append(ropts, reflector.WithTransform(transform))
 		}
-		ropts = append(ropts, reflector.WithShardSelector(inf.shardSelector))
-		refl, err := reflector.New[T](src.lw, receiving[T]{src.fifo, &src.progress}, ropts...)
+		// The reflector times arrivals on the informer's clock, for Progress.
+		ropts = append(ropts, reflector.WithShardSelector(inf.shardSelector), reflector.WithEventClock(inf.clock))
+		refl, err := reflector.New[T](src.lw, src.fifo, ropts...)
 		if err != nil {
 			return nil, err
 		}
+		src.refl.Store(refl)
 		out = append(out, refl)
 	}
 	return out, nil

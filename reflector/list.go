@@ -45,6 +45,7 @@ func (r *Reflector[T]) relist(ctx context.Context) error {
 // records the progress. A shard selector changed meanwhile keeps a relist
 // due.
 func (r *Reflector[T]) replace(items []T, rv string, f *shardFilter) error {
+	r.arrived()
 	if err := r.store.Replace(items, rv); err != nil {
 		// Replace applies what it can; report the rest without relisting.
 		r.log.Error(err, "store rejected part of a list", "resourceVersion", rv)

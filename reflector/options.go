@@ -16,7 +16,8 @@ type options struct {
 	name         string
 	log          logr.Logger
 	clock        clock.WithTicker
-	transform    any // func(T) (T, error), checked by New
+	eventClock   clock.PassiveClock // nil: clock
+	transform    any                // func(T) (T, error), checked by New
 	resync       time.Duration
 	minWatch     time.Duration
 	maxWatch     time.Duration
@@ -60,6 +61,13 @@ func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log 
 
 // WithClock sets the clock for timeouts and backoff (tests pass a fake one).
 func WithClock(c clock.WithTicker) Option { return func(o *options) { o.clock = c } }
+
+// WithEventClock sets the clock that times what arrives from the API
+// server, as LastEventTime reports it (default: the WithClock clock). An
+// informer passes its own, so that its Progress and the reflector's
+// LastEventTime are one reading per event on the informer's clock, while
+// timeouts and backoff stay on the reflector's.
+func WithEventClock(c clock.PassiveClock) Option { return func(o *options) { o.eventClock = c } }
 
 // WithTransform sets a function applied exactly once to every object before
 // the store sees it, on every path (list, watch, streamed list), so it may

@@ -101,6 +101,55 @@ func TestListThenWatchFromTheListsVersion(t *testing.T) {
 	}
 }
 
+// LastEventTime reads the WithEventClock clock, not the one of timeouts
+// and backoff, and moves as each list, event and bookmark is handed to the
+// store, before the store has it; an object the reflector skips moves it
+// not.
+func TestLastEventTimeIsByTheEventClock(t *testing.T) {
+	events := clocktesting.NewFakePassiveClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	r, err := New[CM](newFakeLW(), newRecStore(), WithEventClock(events))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.LastEventTime(); !got.IsZero() {
+		t.Fatalf("LastEventTime before anything arrived = %v, want zero", got)
+	}
+	lw := newFakeLW().onList(cmList("10", ""), nil)
+	w := lw.onWatch(nil)
+	errs := make(chan error, 10)
+	h := start(t, lw, WithEventClock(events), WithWatchErrorHandler(func(err error) { errs <- err }))
+	at := func(what string) {
+		t.Helper()
+		if got := h.r.LastEventTime(); !got.Equal(events.Now()) {
+			t.Fatalf("after %s: LastEventTime %v, want the event clock's %v", what, got, events.Now())
+		}
+	}
+	lw.next(t)
+	h.store.expect(t, "replace 10 ")
+	at("the list")
+	isWatch(t, lw.next(t), "10")
+	events.SetTime(events.Now().Add(time.Second))
+	w.Modify(cm("a", "11"))
+	h.store.expect(t, "update a 11")
+	at("an event")
+	events.SetTime(events.Now().Add(time.Second))
+	w.Action(watch.Bookmark, cm("", "12"))
+	h.store.expect(t, "bookmark 12")
+	at("a bookmark")
+
+	last := events.Now()
+	events.SetTime(last.Add(time.Second))
+	w.Add(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", ResourceVersion: "13"}})
+	select {
+	case <-errs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("wrong-typed object not reported")
+	}
+	if got := h.r.LastEventTime(); !got.Equal(last) {
+		t.Fatalf("a skipped object moved LastEventTime to %v, want %v", got, last)
+	}
+}
+
 func TestTimeoutRewatchesFromLastVersionWithoutRelisting(t *testing.T) {
 	lw := newFakeLW().onList(cmList("10", ""), nil)
 	w := lw.onWatch(nil)

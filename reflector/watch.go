@@ -97,6 +97,7 @@ func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 			r.log.Error(err, "bookmark without metadata")
 			return nil
 		}
+		r.arrived()
 		r.store.Bookmark(m.GetResourceVersion())
 		r.seen(m.GetResourceVersion())
 		return nil
@@ -108,14 +109,13 @@ func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 	obj, ok, err := r.typed(ev.Object, f)
 	if err != nil {
 		r.report(err)
+		return nil
 	}
+	r.arrived()
 	if !ok {
-		if err == nil {
-			// Outside the shard: for the store's objects, as good as a
-			// bookmark.
-			r.store.Bookmark(obj.GetResourceVersion())
-			r.seen(obj.GetResourceVersion())
-		}
+		// Outside the shard: for the store's objects, as good as a bookmark.
+		r.store.Bookmark(obj.GetResourceVersion())
+		r.seen(obj.GetResourceVersion())
 		return nil
 	}
 	switch ev.Type {
