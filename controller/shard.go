@@ -30,7 +30,10 @@ func ShardByNamespace(req Request) (uint64, bool) { return shard.Hash(req.Namesp
 // reconciled nor counted as a failure, and queued again with its reasons
 // when the ring changes. A request this replica does not
 // own is dropped: the replica that owns it caches the object, and its own
-// informer delivers the event there. A request whose hash is unknown
+// informer delivers the event there; should this replica own it again at
+// the ring's next change (a membership change undone before its cache
+// let go of the object, so no event will come again), it is queued again
+// then. A request whose hash is unknown
 // (hash says !ok) is dropped too, unless the controller found its hash
 // before and will retry it (a failed reconcile of an object deleted
 // since).
@@ -59,11 +62,16 @@ type sharding struct {
 	mu     sync.Mutex
 	known  map[Request]uint64            // requests to be retried or parked, by hash
 	parked map[Request]reconcile.Reasons // owned requests waiting for MayStart
+	// elsewhere are the requests dropped since the ring last changed
+	// because another replica owns them, while this replica still knew
+	// their object: queued again at the next change, in case it gives
+	// them back before this replica's cache has let go of them.
+	elsewhere map[Request]reconcile.Reasons
 }
 
 func newSharding(c *Controller) *sharding {
 	return &sharding{c: c, ring: c.opts.ring, hash: c.opts.shardHash,
-		known: map[Request]uint64{}, parked: map[Request]reconcile.Reasons{}}
+		known: map[Request]uint64{}, parked: map[Request]reconcile.Reasons{}, elsewhere: map[Request]reconcile.Reasons{}}
 }
 
 // begin decides what a worker does with req: reconcile it (ok, with the
@@ -74,8 +82,9 @@ func (s *sharding) begin(req Request, why *reconcile.Reasons) (hash uint64, done
 	h, found := s.hash(req)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	*why |= s.parked[req]
+	*why |= s.parked[req] | s.elsewhere[req]
 	delete(s.parked, req)
+	delete(s.elsewhere, req)
 	if !found {
 		h, found = s.known[req]
 	}
@@ -87,18 +96,23 @@ func (s *sharding) begin(req Request, why *reconcile.Reasons) (hash uint64, done
 	if done, ok := s.ring.Begin(h); ok {
 		return h, done, true
 	}
-	if !s.ring.Owns(h) {
+	owned := s.ring.Owns(h)
+	if owned {
+		s.known[req] = h
+	} else {
 		delete(s.known, req)
 		s.drop(req, "another replica owns it")
-		return 0, nil, false
 	}
-	s.known[req] = h
 	select {
 	case <-changed:
 		// The ring changed since it was asked: ask again at once.
 		s.c.queue.addHeld(req, *why)
 	default:
-		s.parked[req] = *why
+		if owned {
+			s.parked[req] = *why
+		} else {
+			s.elsewhere[req] = *why
+		}
 	}
 	return 0, nil, false
 }
@@ -122,8 +136,8 @@ func (s *sharding) ended(req Request, hash uint64, again bool) {
 	}
 }
 
-// unpark queues the parked requests again each time the ring changes,
-// until ctx ends. A worker parks a request only if the channel it took
+// unpark queues the parked requests, and those dropped as another
+// replica's, again each time the ring changes, until ctx ends. A worker parks a request only if the channel it took
 // before asking the ring is still open, and the channel waited on here is
 // taken in the same critical section that empties the parked set, so
 // every parked request is released at the first change after it was
@@ -136,6 +150,10 @@ func (s *sharding) unpark(ctx context.Context) {
 			s.c.queue.addHeld(req, why)
 		}
 		clear(s.parked)
+		for req, why := range s.elsewhere {
+			s.c.queue.addHeld(req, why)
+		}
+		clear(s.elsewhere)
 		s.mu.Unlock()
 		select {
 		case <-changed:

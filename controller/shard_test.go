@@ -147,3 +147,69 @@ func TestShardedControllerParksAndDrops(t *testing.T) {
 		t.Fatalf("reconciles %v, want %v: the parked one with its reasons, the others dropped", calls, want)
 	}
 }
+
+// A request dropped because another replica owns its hash, while this
+// replica still knows the object, is queued again when the ring changes:
+// if the change gives the hash back before this replica's cache let go
+// of the object, no event would bring it again.
+func TestShardedControllerRetakesWhatItRegains(t *testing.T) {
+	cs := testkit.Clientset(t)
+	ns := testkit.Namespace(t, "ctlregain")
+	opts := []shard.Option{shard.WithNamespace(ns), shard.WithLeaseDuration(3 * time.Second),
+		shard.WithRenewDeadline(2 * time.Second), shard.WithRetryPeriod(250 * time.Millisecond)}
+	startRing := func(id string) (*shard.Ring, func()) {
+		r, err := shard.New(cs, "ring", id, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Start(ctx) }()
+		stop := sync.OnceFunc(func() { cancel(); <-done })
+		t.Cleanup(stop)
+		return r, stop
+	}
+	ha := hashOwnedBy(t, []string{"a", "b"}, "a")
+	_, stopA := startRing("a")
+	b, _ := startRing("b")
+	testkit.Eventually(t, 30*time.Second, "b sees a own ha", func() bool {
+		return len(b.Members()) == 2 && !b.Owns(ha)
+	})
+
+	var looked atomic.Int32
+	hashOf := func(Request) (uint64, bool) { looked.Add(1); return ha, true }
+	reconciled := make(chan Request, 10)
+	rec := ReconcilerFunc(func(_ context.Context, r Request) (Result, error) {
+		reconciled <- r
+		return Result{}, nil
+	})
+	c, err := New("sharded", rec, WithSharding(b, hashOf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{reqs: []Request{req("regained")}}
+	src.synced.Store(true)
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); _ = c.Start(ctx) }()
+	defer func() { cancel(); <-stopped }()
+
+	testkit.Eventually(t, 30*time.Second, "the request taken", func() bool { return looked.Load() >= 1 })
+	select {
+	case r := <-reconciled:
+		t.Fatalf("%v reconciled on b while a owns its hash", r)
+	default:
+	}
+	stopA() // a leaves: b owns ha
+	select {
+	case r := <-reconciled:
+		if r != req("regained") {
+			t.Fatalf("reconciled %v, want %v", r, req("regained"))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the request dropped as a's was not reconciled once b owned its hash")
+	}
+}

@@ -53,7 +53,7 @@ type Reflector[T object.Object] struct {
 	relistRV    string       // if set, relist "not older than" this first
 	shard       *shardFilter // nil: no shard selector
 	shardMode   ShardMode
-	kick        chan struct{} // ends the current watch: a relist is due
+	stopWatch   context.CancelFunc // ends the current watch; nil while none runs
 }
 
 // New returns a reflector from lw into store. Options that do not make sense
@@ -62,7 +62,7 @@ type Reflector[T object.Object] struct {
 func New[T object.Object](lw ListerWatcher, store Store[T], opts ...Option) (*Reflector[T], error) {
 	o := newOptions(opts)
 	r := &Reflector[T]{lw: lw, store: store, o: o, log: o.log.WithValues("reflector", o.name), needRelist: true,
-		kick: make(chan struct{}, 1), events: o.eventClock}
+		events: o.eventClock}
 	if r.events == nil {
 		r.events = o.clock
 	}

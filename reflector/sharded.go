@@ -50,12 +50,11 @@ func (r *Reflector[T]) SetShardSelector(sel string) error {
 	if r.initialSync {
 		r.needRelist, r.relistRV = true, r.lastRV
 	}
+	if r.stopWatch != nil {
+		r.stopWatch()
+	}
 	r.mu.Unlock()
 	r.log.Info("shard selector changed; relisting", "shardSelector", f.String())
-	select {
-	case r.kick <- struct{}{}:
-	default: // a kick is pending already
-	}
 	return nil
 }
 

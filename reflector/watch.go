@@ -55,8 +55,24 @@ func (r *Reflector[T]) watchTimeout() *int64 {
 }
 
 // consume applies a watch's events, of the shard f selects, to the store
-// until it ends or SetShardSelector asks for a relist.
+// until it ends or SetShardSelector asks for a relist, which cancels the
+// watch's own context rather than adding a channel to the select that
+// every event goes through.
 func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardFilter) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.mu.Lock()
+	if r.needRelist { // asked for before this watch began
+		r.mu.Unlock()
+		return nil
+	}
+	r.stopWatch = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.stopWatch = nil
+		r.mu.Unlock()
+	}()
 	start := r.o.clock.Now()
 	events := 0
 	dead := r.o.clock.NewTimer(r.o.deadWatch)
@@ -64,8 +80,6 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardF
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
-		case <-r.kick:
 			return nil
 		case <-dead.C():
 			return errDeadWatch
