@@ -14,6 +14,10 @@ import (
 	"github.com/steadyctl/steady/shard"
 )
 
+// defaultHealthAddr is where a replica serves /healthz and /readyz, the
+// port deploy.yaml's probes ask.
+const defaultHealthAddr = ":8081"
+
 // replicaMain runs one replica until SIGTERM, as a pod of deploy.yaml's
 // Deployment does: its identity and the ring's namespace come from the
 // downward API ($POD_NAME, $POD_NAMESPACE), its cluster from
@@ -25,7 +29,7 @@ func replicaMain(args []string) error {
 	ringNamespace := fs.String("ring-namespace", envOr("POD_NAMESPACE", "default"), "the namespace of the ring's Leases, the same for every replica (default $POD_NAMESPACE, else default)")
 	ring := fs.String("ring", "sharded-example", "the ring's name, the same for every replica")
 	namespace := fs.String("namespace", "", "manage the ConfigMaps of this namespace only (default: all namespaces)")
-	healthAddr := fs.String("health-addr", ":8081", "serve /healthz and /readyz here")
+	healthAddr := fs.String("health-addr", defaultHealthAddr, "serve /healthz and /readyz here")
 	verbosity := fs.Int("v", 0, "log verbosity: 1 logs every annotation written")
 	if err := fs.Parse(args); err != nil {
 		return err
