@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -25,13 +26,15 @@ const defaultHealthAddr = ":8081"
 func replicaMain(args []string) error {
 	fs := flag.NewFlagSet("sharded replica", flag.ContinueOnError)
 	load := cluster.RegisterFlags(fs)
-	identity := fs.String("identity", defaultIdentity(), "this replica's identity in the ring, unique among its live replicas (default $POD_NAME, else the hostname)")
-	ringNamespace := fs.String("ring-namespace", envOr("POD_NAMESPACE", "default"), "the namespace of the ring's Leases, the same for every replica (default $POD_NAMESPACE, else default)")
+	identity := fs.String("identity", defaultIdentity(), "this replica's identity in the ring, unique among its live replicas: $POD_NAME, else the hostname")
+	ringNamespace := fs.String("ring-namespace", envOr("POD_NAMESPACE", "default"), "the namespace of the ring's Leases, the same for every replica: $POD_NAMESPACE, else default")
 	ring := fs.String("ring", "sharded-example", "the ring's name, the same for every replica")
 	namespace := fs.String("namespace", "", "manage the ConfigMaps of this namespace only (default: all namespaces)")
 	healthAddr := fs.String("health-addr", defaultHealthAddr, "serve /healthz and /readyz here")
 	verbosity := fs.Int("v", 0, "log verbosity: 1 logs every annotation written")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	log := logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.Level(-*verbosity)}))
