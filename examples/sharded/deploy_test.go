@@ -279,7 +279,8 @@ func TestDeployRBACSuffices(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, "b's Lease released", gone("rbac-b"))
 }
 
-// create creates one of the manifest's objects as the cluster's admin.
+// create creates one of the manifest's objects as the cluster's admin,
+// unless it exists.
 func create(ctx context.Context, env *testenv.Environment, obj runtime.Object) error {
 	cs, opts := env.Clientset, metav1.CreateOptions{}
 	var err error
@@ -299,7 +300,7 @@ func create(ctx context.Context, env *testenv.Environment, obj runtime.Object) e
 	default:
 		return fmt.Errorf("creating %T: not a kind of the manifest", obj)
 	}
-	if err != nil {
+	if err != nil && !apierrors.IsAlreadyExists(err) { // from an earlier run (go test -count)
 		return fmt.Errorf("creating the manifest's %T: %w", obj, err)
 	}
 	return nil
