@@ -20,6 +20,28 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
+// Option configures Config and Main.
+type Option func(*options)
+
+type options struct {
+	load []cluster.LoadOption
+	env  []testenv.Option
+}
+
+// WithLoad passes options to cluster.Load: the --kubeconfig and --context
+// flags Main registers, for one.
+func WithLoad(opts ...cluster.LoadOption) Option {
+	return func(o *options) { o.load = append(o.load, opts...) }
+}
+
+// WithControlPlane passes options to testenv.Start for the local control
+// plane, used only when one is started: an example that needs a
+// kube-apiserver feature gate asks for it with
+// testenv.WithAPIServerFlags. Default: testenv's defaults.
+func WithControlPlane(opts ...testenv.Option) Option {
+	return func(o *options) { o.env = append(o.env, opts...) }
+}
+
 // Config returns the cluster cluster.Load finds in the sources a user names
 // on purpose (--kubeconfig and --context, $KUBECONFIG, or the in-cluster
 // config when it runs in a pod), or, when it finds none or local is true,
@@ -27,10 +49,14 @@ import (
 // says which on out. ~/.kube/config is not looked at: a demo must not
 // create objects in whatever cluster the user last talked to; pass
 // --kubeconfig ~/.kube/config to use it.
-func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.LoadOption) (cfg *rest.Config, stop func(), err error) {
+func Config(ctx context.Context, out io.Writer, local bool, opts ...Option) (cfg *rest.Config, stop func(), err error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if !local {
-		opts = append([]cluster.LoadOption{cluster.WithSources(cluster.SourceFlag, cluster.SourceEnv, cluster.SourceInCluster)}, opts...)
-		l, err := cluster.Load(opts...)
+		load := append([]cluster.LoadOption{cluster.WithSources(cluster.SourceFlag, cluster.SourceEnv, cluster.SourceInCluster)}, o.load...)
+		l, err := cluster.Load(load...)
 		if err == nil {
 			fmt.Fprintf(out, "using the cluster of %s at %s (-local runs a control plane of its own instead)\n", l, l.Config.Host)
 			return l.Config, func() {}, nil
@@ -44,7 +70,7 @@ func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.Load
 	} else {
 		fmt.Fprintln(out, "-local: starting a local control plane (etcd + kube-apiserver)…")
 	}
-	env, err := testenv.Start(ctx)
+	env, err := testenv.Start(ctx, o.env...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,15 +81,16 @@ func Config(ctx context.Context, out io.Writer, local bool, opts ...cluster.Load
 // Main runs an example's main: it parses the command line (--kubeconfig,
 // --context, -local), and play gets a context cancelled on SIGINT or
 // SIGTERM, a cluster (see Config) and standard output safe for concurrent
-// writers. If play fails, Main prints the error and exits with status 1.
-func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.Writer) error) {
+// writers. opts are passed to Config, after the flags' WithLoad. If play
+// fails, Main prints the error and exits with status 1.
+func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.Writer) error, opts ...Option) {
 	load := cluster.RegisterFlags(flag.CommandLine)
 	local := flag.Bool("local", false, "start a local control plane even when a cluster config is found")
 	flag.Parse()
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := func() error {
 		out := LockedWriter(os.Stdout)
-		cfg, stop, err := Config(ctx, out, *local, load)
+		cfg, stop, err := Config(ctx, out, *local, append([]Option{WithLoad(load)}, opts...)...)
 		if err != nil {
 			return err
 		}
