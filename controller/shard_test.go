@@ -45,6 +45,24 @@ func TestWithShardingErrors(t *testing.T) {
 
 func nopReconcile(context.Context, Request) (Result, error) { return Result{}, nil }
 
+// startTestRing starts replica id of ring "ring" in namespace ns, with
+// short lease timings, and returns it with the func that stops it
+// (releasing its Lease), also called at the test's end.
+func startTestRing(t *testing.T, ns, id string) (*shard.Ring, func()) {
+	t.Helper()
+	r, err := shard.New(testkit.Clientset(t), "ring", id, shard.WithNamespace(ns), shard.WithLeaseDuration(3*time.Second),
+		shard.WithRenewDeadline(2*time.Second), shard.WithRetryPeriod(250*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Start(ctx) }()
+	stop := sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(stop)
+	return r, stop
+}
+
 // hashOwnedBy returns a hash that the assignment among members gives to
 // member.
 func hashOwnedBy(t *testing.T, members []string, member string) uint64 {
@@ -66,30 +84,16 @@ func hashOwnedBy(t *testing.T, members []string, member string) uint64 {
 // parked and reconciled with its reasons once a is done; a request a
 // owns and one whose object b does not know are dropped.
 func TestShardedControllerParksAndDrops(t *testing.T) {
-	cs := testkit.Clientset(t)
 	ns := testkit.Namespace(t, "ctlshard")
-	opts := []shard.Option{shard.WithNamespace(ns), shard.WithLeaseDuration(3 * time.Second),
-		shard.WithRenewDeadline(2 * time.Second), shard.WithRetryPeriod(250 * time.Millisecond)}
-	startRing := func(id string) *shard.Ring {
-		r, err := shard.New(cs, "ring", id, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.Start(ctx) }()
-		t.Cleanup(func() { cancel(); <-done })
-		return r
-	}
 	hb := hashOwnedBy(t, []string{"a", "b"}, "b")
 	ha := hashOwnedBy(t, []string{"a", "b"}, "a")
-	a := startRing("a")
+	a, _ := startTestRing(t, ns, "a")
 	testkit.Eventually(t, 30*time.Second, "a may start hb, alone", func() bool { return a.MayStart(hb) })
 	endA, ok := a.Begin(hb)
 	if !ok {
 		t.Fatal("a may not begin hb")
 	}
-	b := startRing("b")
+	b, _ := startTestRing(t, ns, "b")
 	testkit.Eventually(t, 30*time.Second, "b owns hb", func() bool { return b.Owns(hb) })
 
 	hashes := map[string]uint64{"parked": hb, "dropped": ha}
@@ -153,25 +157,10 @@ func TestShardedControllerParksAndDrops(t *testing.T) {
 // if the change gives the hash back before this replica's cache let go
 // of the object, no event would bring it again.
 func TestShardedControllerRetakesWhatItRegains(t *testing.T) {
-	cs := testkit.Clientset(t)
 	ns := testkit.Namespace(t, "ctlregain")
-	opts := []shard.Option{shard.WithNamespace(ns), shard.WithLeaseDuration(3 * time.Second),
-		shard.WithRenewDeadline(2 * time.Second), shard.WithRetryPeriod(250 * time.Millisecond)}
-	startRing := func(id string) (*shard.Ring, func()) {
-		r, err := shard.New(cs, "ring", id, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.Start(ctx) }()
-		stop := sync.OnceFunc(func() { cancel(); <-done })
-		t.Cleanup(stop)
-		return r, stop
-	}
 	ha := hashOwnedBy(t, []string{"a", "b"}, "a")
-	_, stopA := startRing("a")
-	b, _ := startRing("b")
+	_, stopA := startTestRing(t, ns, "a")
+	b, _ := startTestRing(t, ns, "b")
 	testkit.Eventually(t, 30*time.Second, "b sees a own ha", func() bool {
 		return len(b.Members()) == 2 && !b.Owns(ha)
 	})

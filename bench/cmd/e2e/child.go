@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,18 +69,8 @@ func startChild(ctx context.Context, impl, bin string, args ...string) (*child, 
 }
 
 func (c *child) read(stdout io.Reader) {
-	defer close(c.reports)
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var r e2e.Report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			c.readErr = fmt.Errorf("%s child wrote %q: %w", c.impl, sc.Text(), err)
-			return
-		}
-		c.reports <- r
-	}
-	c.readErr = sc.Err()
+	c.readErr = e2e.ReadLines(stdout, c.reports, c.impl+" child")
+	close(c.reports)
 }
 
 // next waits for the child's next report, which must be of phase.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +9,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/steadyctl/steady/bench/internal/e2e"
 )
 
 // process is a running replica process and the parent's end of its line
@@ -50,18 +50,8 @@ func startProcess(ctx context.Context, id string, args ...string) (*process, err
 }
 
 func (p *process) read(stdout io.Reader) {
-	defer close(p.reports)
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var r Report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			p.readErr = fmt.Errorf("replica %s wrote %q: %w", p.id, sc.Text(), err)
-			return
-		}
-		p.reports <- r
-	}
-	p.readErr = sc.Err()
+	p.readErr = e2e.ReadLines(stdout, p.reports, "replica "+p.id)
+	close(p.reports)
 }
 
 // next waits for the replica's next Report, of phase.
