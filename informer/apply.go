@@ -27,7 +27,7 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	var errs []error
 	c := inf.cache
 	c.mu.Lock()
-	if len(c.items) == 0 && len(b.Items) > 1024 {
+	if c.compact == nil && len(c.items) == 0 && len(b.Items) > 1024 {
 		c.items = make(map[string]T, len(b.Items)) // filling an empty cache: size it once
 	}
 	for _, item := range b.Items {
@@ -71,22 +71,30 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool, error) {
 	c := inf.cache
 	if d.Type == deltafifo.Deleted {
-		old, existed := c.remove(key)
+		old := c.remove(key)
 		last := d.Object
-		if existed && (d.FinalStateUnknown || event.IsNil(last)) {
-			last = old // the freshest state we have
+		var err error
+		if old.existed && (d.FinalStateUnknown || event.IsNil(last)) {
+			if last, err = c.object(old); err != nil { // the freshest state we have
+				last = d.Object
+			}
 		}
 		// Delivered even when nothing was cached or the state is unknown:
 		// handlers clean up by key, and dropping the event would leak.
-		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, nil
+		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, err
 	}
-	old, existed, err := c.put(key, d.Object)
+	old, err := c.put(key, d.Object)
 	switch {
-	case !existed:
+	case old.notStored:
+		return notification[T]{}, false, err // not cached: no event about it either
+	case !old.existed:
 		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
-	case d.Type == deltafifo.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion():
+	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):
 		return notification[T]{}, false, err // a relist found it unchanged
-	default:
-		return notification[T]{kind: kindUpdate, old: old, obj: d.Object}, true, err
 	}
+	prev, perr := c.object(old)
+	if perr != nil {
+		prev = d.Object // the update still reaches handlers, as a resync would
+	}
+	return notification[T]{kind: kindUpdate, old: prev, obj: d.Object}, true, errors.Join(err, perr)
 }

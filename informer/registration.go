@@ -164,16 +164,21 @@ func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 
 // snapshot returns a notification like n for every cached object (obj, and
 // for updates old, set to it). inf.mu must be held so no batch is half applied.
+// An object a compact cache fails to decode is left out and logged.
 func (inf *Informer[T]) snapshot(n notification[T]) []change[T] {
 	inf.cache.mu.RLock()
 	defer inf.cache.mu.RUnlock()
-	out := make([]change[T], 0, len(inf.cache.items))
-	for key, obj := range inf.cache.items {
+	out := make([]change[T], 0, inf.cache.len())
+	inf.cache.each(func(key string, obj T, err error) {
+		if err != nil {
+			inf.log.Error(err, "leaving an object out of a handler's events")
+			return
+		}
 		n.obj = obj
 		if n.kind == kindUpdate {
 			n.old = obj
 		}
 		out = append(out, change[T]{key: key, n: n})
-	}
+	})
 	return out
 }

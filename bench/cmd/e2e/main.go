@@ -92,7 +92,7 @@ func main() {
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: client (write with steady's client, "+
 		"which records writes for the read-your-writes gate), echoes (client, and drop own-write echoes), nogate (read-your-writes off), "+
-		"nopq (the plain work queue); empty for steady's defaults with client-go's typed client for writes")
+		"nopq (the plain work queue), compact (compact caches: informer.WithCompact, reads without DeepCopy); empty for steady's defaults with client-go's typed client for writes")
 	flag.Parse()
 	if !e2e.ValidManagedFields(c.managedFields) {
 		fmt.Fprintf(os.Stderr, "e2e: -managed-fields %q: want default, keep or drop\n", c.managedFields)

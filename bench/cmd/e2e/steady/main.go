@@ -32,7 +32,7 @@ func main() { e2e.Main("steady", start) }
 // with client-go's typed client, or with -steady client or echoes, with
 // steady's (whose writes the read-your-writes gate and echo dropping see).
 type reconciler struct {
-	cache  *informer.Cache[*corev1.ConfigMap]
+	cache  *informer.Cache[*corev1.ConfigMap] // compact with -steady compact
 	client corev1client.ConfigMapsGetter
 	steady *client.Client[*corev1.ConfigMap] // set to write with it
 	logic  *e2e.Logic
@@ -47,7 +47,9 @@ func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (con
 	if !write {
 		return controller.Result{}, nil
 	}
-	cm = cm.DeepCopy() // the cache's objects are shared and read-only
+	if !r.cache.Compact() {
+		cm = cm.DeepCopy() // the cache's objects are shared and read-only
+	} // a compact cache's read is the reconciler's own
 	e2e.SetObserved(cm, want)
 	var err error
 	if r.steady != nil {
@@ -67,7 +69,12 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	f, err := informer.NewFactory(cl, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	copts, fopts, err := steadySettings(o.Steady)
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	fopts = append(fopts, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	f, err := informer.NewFactory(cl, fopts...)
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -80,10 +87,6 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 		return e2e.Running{}, err
 	}
 	r := &reconciler{cache: cms.Cache(), client: typed, logic: l}
-	copts, err := steadySettings(o.Steady)
-	if err != nil {
-		return e2e.Running{}, err
-	}
 	if strings.Contains(o.Steady, "client") || strings.Contains(o.Steady, "echoes") {
 		if r.steady, err = client.For[*corev1.ConfigMap](f, o.Namespace); err != nil {
 			return e2e.Running{}, err
@@ -117,12 +120,16 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 	return e2e.Running{Synced: cms.HasSynced, Done: done}, nil
 }
 
-// steadySettings turns -steady's settings into controller options.
-func steadySettings(s string) ([]controller.Option, error) {
+// steadySettings turns -steady's settings into controller and informer
+// factory options.
+func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 	var opts []controller.Option
+	var fopts []informer.Option
 	for _, name := range strings.Split(s, ",") {
 		switch name {
 		case "", "client":
+		case "compact":
+			fopts = append(fopts, informer.WithCompact(true))
 		case "echoes":
 			opts = append(opts, controller.WithDropOwnEchoes(true))
 		case "nogate":
@@ -130,8 +137,8 @@ func steadySettings(s string) ([]controller.Option, error) {
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
 		default:
-			return nil, fmt.Errorf("-steady %q: unknown setting %q (want client, echoes, nogate or nopq)", s, name)
+			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want client, compact, echoes, nogate or nopq)", s, name)
 		}
 	}
-	return opts, nil
+	return opts, fopts, nil
 }
