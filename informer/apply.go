@@ -32,7 +32,7 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList)
+			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -67,8 +67,11 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 }
 
 // applyDelta changes the cache (whose write lock is held) for one delta and
-// returns the notification handlers should get, if any.
-func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool, error) {
+// returns the notification handlers should get, if any. A create in a
+// chunk (a list) from a compact cache carries the object encoded, so that
+// the chunk does not keep every object of the list decoded until each
+// handler has had it.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk bool) (notification[T], bool, error) {
 	c := inf.cache
 	if d.Type == deltafifo.Deleted {
 		old := c.remove(key)
@@ -87,6 +90,8 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 	switch {
 	case old.notStored:
 		return notification[T]{}, false, err // not cached: no event about it either
+	case !old.existed && chunk && old.stored != nil:
+		return notification[T]{kind: kindCreate, data: old.stored, initial: initial}, true, err
 	case !old.existed:
 		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
 	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):

@@ -22,6 +22,7 @@ type prior[T object.Object] struct {
 	// notStored: a compact cache could not encode the new object and
 	// keeps what it had.
 	notStored bool
+	stored    []byte // a compact cache's encoding of the new object
 }
 
 // put stores obj under key and re-indexes it, returning what key held.
@@ -31,7 +32,7 @@ type prior[T object.Object] struct {
 // had), and the error names it.
 func (c *Cache[T]) put(key string, obj T) (old prior[T], err error) {
 	if c.compact != nil {
-		old.ref, old.existed, old.same, err = c.compact.put(key, obj)
+		old.ref, old.existed, old.same, old.stored, err = c.compact.put(key, obj)
 		if err != nil {
 			return prior[T]{notStored: true}, err
 		}

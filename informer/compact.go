@@ -89,18 +89,18 @@ func (s *compactStore[T]) shared(r ref[T]) (T, error) {
 }
 
 // put stores obj, encoded, under key. It returns the reference to the
-// previous state, and whether obj encodes to the same bytes (an unchanged
-// object, which a relist sends again).
-func (s *compactStore[T]) put(key string, obj T) (old ref[T], existed, same bool, err error) {
-	data, err := s.codec.encode(obj)
+// previous state, whether obj encodes to the same bytes (an unchanged
+// object, which a relist sends again), and the bytes stored.
+func (s *compactStore[T]) put(key string, obj T) (old ref[T], existed, same bool, data []byte, err error) {
+	data, err = s.codec.encode(obj)
 	if err != nil {
-		return old, false, false, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
+		return old, false, false, nil, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
 	}
 	old, existed = s.ref(key)
 	same = existed && bytes.Equal(s.items[key], data)
 	s.items[key] = data
 	s.remember(key, obj)
-	return old, existed, same, nil
+	return old, existed, same, data, nil
 }
 
 func (s *compactStore[T]) remember(key string, obj T) {

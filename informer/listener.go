@@ -27,6 +27,10 @@ type notification[T object.Object] struct {
 	obj     T    // create, update: the new state; delete: the last known state
 	initial bool // create: part of the initial list
 	unknown bool // delete: final state unknown (inferred from a relist)
+	// data, if set, is obj (and for an update old, the same object) as a
+	// compact cache keeps it, decoded by each handler as it is delivered:
+	// a chunk of a whole list then holds no decoded objects.
+	data []byte
 }
 
 // slot holds a key's pending notifications. Merging keeps it to at most two:
@@ -90,6 +94,9 @@ type listener[T object.Object] struct {
 
 	synced atomic.Bool
 	done   chan struct{}
+	// decode decodes notifications' data; set for a compact cache's
+	// informer before the listener runs.
+	decode func([]byte) (T, error)
 }
 
 func newListener[T object.Object](h Handler[T], log logr.Logger) *listener[T] {
@@ -199,6 +206,19 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 				"key", key, "stack", string(debug.Stack()))
 		}
 	}()
+	if n.data != nil {
+		obj, err := l.decode(n.data)
+		if err != nil {
+			l.log.Error(err, "informer event dropped: its object does not decode from the compact cache", "key", key)
+			return
+		}
+		own := *n // n may be shared with other handlers
+		own.obj = obj
+		if own.kind == kindUpdate {
+			own.old = obj
+		}
+		n = &own
+	}
 	switch n.kind {
 	case kindCreate:
 		l.handler.OnCreate(event.Create[T]{Object: n.obj, IsInInitialList: n.initial})

@@ -64,6 +64,9 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		return nil, fmt.Errorf("informer %s: AddHandler after Start returned", inf.name)
 	}
 	l := newListener(h, inf.log)
+	if c := inf.cache.compact; c != nil {
+		l.decode = c.codec.decode
+	}
 	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindCreate, initial: true}))
 	if inf.initialApplied {
 		l.markSynced() // otherwise the initial batch will mark it
@@ -164,21 +167,27 @@ func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 
 // snapshot returns a notification like n for every cached object (obj, and
 // for updates old, set to it). inf.mu must be held so no batch is half applied.
-// An object a compact cache fails to decode is left out and logged.
+// A compact cache's objects are left encoded, for each handler to decode
+// as it gets them: a late handler's snapshot of the whole cache holds no
+// decoded objects.
 func (inf *Informer[T]) snapshot(n notification[T]) []change[T] {
-	inf.cache.mu.RLock()
-	defer inf.cache.mu.RUnlock()
-	out := make([]change[T], 0, inf.cache.len())
-	inf.cache.each(func(key string, obj T, err error) {
-		if err != nil {
-			inf.log.Error(err, "leaving an object out of a handler's events")
-			return
+	c := inf.cache
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]change[T], 0, c.len())
+	if c.compact != nil {
+		for key, data := range c.compact.items {
+			n.data = data
+			out = append(out, change[T]{key: key, n: n})
 		}
+		return out
+	}
+	for key, obj := range c.items {
 		n.obj = obj
 		if n.kind == kindUpdate {
 			n.old = obj
 		}
 		out = append(out, change[T]{key: key, n: n})
-	})
+	}
 	return out
 }
