@@ -194,6 +194,14 @@ func decodeUnstructured(b []byte) *unstructured.Unstructured {
 	return u
 }
 
+func decodeUnstructuredCBOR(b []byte) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	if err := direct.Unmarshal(b, &u.Object); err != nil {
+		panic(err)
+	}
+	return u
+}
+
 // intern replaces the strings that repeat across objects with one shared
 // copy each: namespace, label and annotation keys, label values, owner
 // references, and the keys of data maps.
@@ -361,13 +369,15 @@ func BenchmarkCompactHeap(b *testing.B) {
 			encode: func(w *Widget) []byte { b, _ := direct.Marshal(w); return b },
 		})
 	})
+	uMeta := func(u *unstructured.Unstructured) *metav1.ObjectMeta {
+		return &metav1.ObjectMeta{Namespace: u.GetNamespace(), Name: u.GetName(), ResourceVersion: u.GetResourceVersion()}
+	}
 	b.Run("kind=Widget/form=unstructured/store=json", func(b *testing.B) {
-		heapForms(b, widgets, form[*unstructured.Unstructured]{
-			decode: decodeUnstructured,
-			meta: func(u *unstructured.Unstructured) *metav1.ObjectMeta {
-				return &metav1.ObjectMeta{Namespace: u.GetNamespace(), Name: u.GetName(), ResourceVersion: u.GetResourceVersion()}
-			},
-		})
+		heapForms(b, widgets, form[*unstructured.Unstructured]{decode: decodeUnstructured, meta: uMeta})
+	})
+	b.Run("kind=Widget/form=unstructured/store=cbor", func(b *testing.B) {
+		heapForms(b, widgets, form[*unstructured.Unstructured]{decode: decodeUnstructured, meta: uMeta,
+			encode: func(u *unstructured.Unstructured) []byte { b, _ := direct.Marshal(u.Object); return b }})
 	})
 }
 
@@ -403,6 +413,28 @@ func BenchmarkCompactRead(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			_ = decodeUnstructured(widgets[i%len(widgets)])
+		}
+	})
+	ucbor := make([][]byte, len(us))
+	for i, u := range us {
+		ucbor[i], _ = direct.Marshal(u.Object)
+	}
+	b.Run("kind=Widget/form=unstructured/encode-cbor", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, _ = direct.Marshal(us[i%len(us)].Object)
+		}
+	})
+	b.Run("kind=Widget/form=unstructured/encode-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_, _ = us[i%len(us)].MarshalJSON()
+		}
+	})
+	b.Run("kind=Widget/form=unstructured/get=decode-cbor", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			_ = decodeUnstructuredCBOR(ucbor[i%len(ucbor)])
 		}
 	})
 }

@@ -27,8 +27,12 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	var errs []error
 	c := inf.cache
 	c.mu.Lock()
-	if c.compact == nil && len(c.items) == 0 && len(b.Items) > 1024 {
-		c.items = make(map[string]T, len(b.Items)) // filling an empty cache: size it once
+	if c.len() == 0 && len(b.Items) > 1024 { // filling an empty cache: size it once
+		if c.compact != nil {
+			c.compact.items = make(map[string][]byte, len(b.Items))
+		} else {
+			c.items = make(map[string]T, len(b.Items))
+		}
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {

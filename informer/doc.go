@@ -37,9 +37,13 @@
 // ByIndex, client-go listers over Indexer, package client) returns an
 // object the caller owns and may modify, which is what
 // controller-runtime's cached client gives by deep-copying. Handlers still
-// get decoded objects: the ones the reflector produced, shared among the
-// handlers. The last few hundred objects stored stay decoded as well, so a
-// read soon after an event costs a DeepCopy and an update's event finds
+// get decoded objects, read-only as ever: a watch event's are the ones the
+// reflector produced, shared among the handlers; the creates of a list
+// (and a handler's initial creates and resyncs) carry the object encoded,
+// and each handler decodes its own as it gets them, so that the events
+// of a whole list do not hold every object decoded until the slowest
+// handler is through. The last few hundred objects stored stay decoded, so
+// a read soon after an event costs a DeepCopy and an update's event finds
 // the previous state there; other reads decode (a ConfigMap in 1.1 µs
 // against 0.7 µs for a DeepCopy; a custom resource in 7 µs from CBOR, 20
 // from JSON). Storing costs one encoding per object (0.8 µs for a

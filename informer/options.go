@@ -118,7 +118,7 @@ func WithKeepManagedFields(keep bool) Option {
 // objects the caller owns and may modify, as controller-runtime's cached
 // client does by default by deep-copying; they cost a decode, or a
 // DeepCopy for the last few hundred objects stored, which are kept
-// decoded. Handlers still get decoded objects, shared among them: the ones
-// the reflector produced. The default (false) keeps the decoded objects,
+// decoded. Handlers still get decoded objects (see "Compact caches" in the
+// package documentation). The default (false) keeps the decoded objects,
 // shared by every reader and handler.
 func WithCompact(compact bool) Option { return func(o *options) { o.compact = compact } }
