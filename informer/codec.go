@@ -154,6 +154,9 @@ func decodeCBOR[T object.Object](b []byte, obj T) (T, error) {
 // with either is kept as JSON. FieldsV1 is safe only when empty:
 // encodeCBOR checks.
 func cborSafe(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // a pointer has its element's methods too
+	}
 	if safe, known := cborTypes[t]; known {
 		return safe
 	}
@@ -170,7 +173,7 @@ func cborSafe(t reflect.Type, seen map[reflect.Type]bool) bool {
 	switch t.Kind() {
 	case reflect.Interface, reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer, reflect.Uintptr:
 		return false
-	case reflect.Pointer, reflect.Slice, reflect.Array:
+	case reflect.Slice, reflect.Array:
 		return cborSafe(t.Elem(), seen)
 	case reflect.Map:
 		return cborSafe(t.Key(), seen) && cborSafe(t.Elem(), seen)
