@@ -90,7 +90,7 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, ch
 		// handlers clean up by key, and dropping the event would leak.
 		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, err
 	}
-	old, err := c.put(key, d.Object)
+	old, err := c.put(key, d.Object, !chunk)
 	switch {
 	case old.notStored:
 		return notification[T]{}, false, err // not cached: no event about it either

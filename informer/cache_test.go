@@ -37,7 +37,7 @@ func putAll(t *testing.T, c *Cache[*corev1.Pod], pods ...*corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range pods {
-		if _, err := c.put(object.Key(p), p); err != nil {
+		if _, err := c.put(object.Key(p), p, true); err != nil {
 			t.Fatalf("put %s: %v", object.Key(p), err)
 		}
 	}
@@ -97,7 +97,7 @@ func testCacheFailingIndexFuncIsAnErrorNotAPanic(t *testing.T, mode cacheMode) {
 		t.Fatal(err)
 	}
 	c.mu.Lock()
-	_, err := c.put("a/bad", pod("a", "bad", "bad", nil))
+	_, err := c.put("a/bad", pod("a", "bad", "bad", nil), true)
 	c.mu.Unlock()
 	if err == nil || !strings.Contains(err.Error(), "a/bad") || !strings.Contains(err.Error(), `"node"`) {
 		t.Fatalf("failing index func: got %v, want an error naming the object and index", err)

@@ -25,14 +25,15 @@ type prior[T object.Object] struct {
 	stored    []byte // a compact cache's encoding of the new object
 }
 
-// put stores obj under key and re-indexes it, returning what key held.
+// put stores obj under key and re-indexes it, returning what key held. A
+// compact cache keeps obj decoded among its recent objects if recent.
 // c.mu must be held for writing. An IndexFunc error leaves obj stored but
 // missing from that index, and is returned naming the object. An object a
 // compact cache cannot encode is not stored (the cache keeps the state it
 // had), and the error names it.
-func (c *Cache[T]) put(key string, obj T) (old prior[T], err error) {
+func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error) {
 	if c.compact != nil {
-		old.ref, old.existed, old.same, old.stored, err = c.compact.put(key, obj)
+		old.ref, old.existed, old.same, old.stored, err = c.compact.put(key, obj, recent)
 		if err != nil {
 			return prior[T]{notStored: true}, err
 		}

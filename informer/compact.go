@@ -15,8 +15,11 @@ import (
 // an object of the caller's own, safe to modify, where a shared cache
 // returns the object every reader and handler shares.
 //
-// It also keeps the last recentSize objects the informer stored decoded:
+// It also keeps the last recentSize objects a watch event stored decoded:
 // the objects the reflector produced, which handlers got in their events.
+// Not those of a list: a list's objects may share one array, which a
+// single object kept would keep whole, and their events carry them
+// encoded anyway (see applyDelta).
 // A controller reads an object soon after its event, and an update's
 // event needs the previous state; both find it there most of the time,
 // and then cost a DeepCopy instead of a decode (which is 1.6 times a
@@ -88,10 +91,11 @@ func (s *compactStore[T]) shared(r ref[T]) (T, error) {
 	return s.object(r)
 }
 
-// put stores obj, encoded, under key. It returns the reference to the
-// previous state, whether obj encodes to the same bytes (an unchanged
-// object, which a relist sends again), and the bytes stored.
-func (s *compactStore[T]) put(key string, obj T) (old ref[T], existed, same bool, data []byte, err error) {
+// put stores obj, encoded, under key, and among the recent objects if
+// recent. It returns the reference to the previous state, whether obj
+// encodes to the same bytes (an unchanged object, which a relist sends
+// again), and the bytes stored.
+func (s *compactStore[T]) put(key string, obj T, recent bool) (old ref[T], existed, same bool, data []byte, err error) {
 	data, err = s.codec.encode(obj)
 	if err != nil {
 		return old, false, false, nil, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
@@ -99,7 +103,11 @@ func (s *compactStore[T]) put(key string, obj T) (old ref[T], existed, same bool
 	old, existed = s.ref(key)
 	same = existed && bytes.Equal(s.items[key], data)
 	s.items[key] = data
-	s.remember(key, obj)
+	if recent {
+		s.remember(key, obj)
+	} else {
+		s.forget(key) // its decoded state is no longer the cached one
+	}
 	return old, existed, same, data, nil
 }
 
@@ -116,15 +124,19 @@ func (s *compactStore[T]) remember(key string, obj T) {
 	s.next = (s.next + 1) % len(s.recent)
 }
 
+func (s *compactStore[T]) forget(key string) {
+	if i, ok := s.slot[key]; ok {
+		s.recent[i] = recentObject[T]{}
+		delete(s.slot, key)
+	}
+}
+
 func (s *compactStore[T]) remove(key string) (old ref[T], existed bool) {
 	old, existed = s.ref(key)
 	if !existed {
 		return old, false
 	}
-	if i, ok := s.slot[key]; ok {
-		s.recent[i] = recentObject[T]{}
-		delete(s.slot, key)
-	}
+	s.forget(key)
 	delete(s.items, key)
 	return old, true
 }

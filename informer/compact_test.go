@@ -228,7 +228,7 @@ func TestCompactCacheReadsAreOwned(t *testing.T) {
 	for i := range n {
 		stored[i] = &corev1.ConfigMap{ObjectMeta: testMeta(i), Data: map[string]string{"k": "v"}}
 		c.mu.Lock()
-		if _, err := c.put(object.Key(stored[i]), stored[i]); err != nil {
+		if _, err := c.put(object.Key(stored[i]), stored[i], true); err != nil {
 			t.Fatal(err)
 		}
 		c.mu.Unlock()

@@ -43,7 +43,7 @@ func (v indexerView[T]) Update(obj interface{}) error {
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	_, err = v.c.put(object.Key(t), t)
+	_, err = v.c.put(object.Key(t), t, true)
 	return err
 }
 
@@ -101,7 +101,7 @@ func (v indexerView[T]) Replace(list []interface{}, rv string) error {
 	}
 	var errs []error
 	for _, t := range typed {
-		_, err := v.c.put(object.Key(t), t)
+		_, err := v.c.put(object.Key(t), t, false)
 		errs = append(errs, err)
 	}
 	v.c.syncedRV = rv
