@@ -169,7 +169,7 @@ func TestCompactCacheRoundTrip(t *testing.T) {
 		roundTrip(t, "protobuf", n, func(i int) *corev1.Pod {
 			m := testMeta(i)
 			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationApply, Time: &testTime,
-				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{}}`)}}}
+				FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{}}`)}}
 			return &corev1.Pod{ObjectMeta: m, Spec: corev1.PodSpec{NodeName: "n", Containers: []corev1.Container{{Name: "c", Image: "i",
 				Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("250m")}}}}}}
 		})
@@ -191,7 +191,7 @@ func TestCompactCacheRoundTrip(t *testing.T) {
 	t.Run("typed custom resource with managedFields", func(t *testing.T) {
 		roundTrip(t, "cbor", n, func(i int) *gadget {
 			m := testMeta(i)
-			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
+			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)}}
 			return &gadget{ObjectMeta: m, Spec: gadgetSpec{Size: resource.MustParse("1"), Port: intstr.FromInt32(int32(i))}}
 		})
 	})
