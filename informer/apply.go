@@ -14,18 +14,24 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	// A single watch event reuses one buffer. A relist's notifications go to
-	// every handler as one shared chunk, so they get a slice of their own.
+	// every handler as one shared chunk, so they get a slice of their own;
+	// a compact cache's, with the objects it creates left encoded.
 	notes := inf.notes[:0]
+	var encoded []encodedChange[T]
 	chunk := len(b.Items) > 1 || b.InitialList
+	c := inf.cache
 	if chunk {
 		n := 0
 		for _, it := range b.Items {
 			n += len(it.Deltas)
 		}
-		notes = make([]change[T], 0, n)
+		if c.compact != nil {
+			encoded = make([]encodedChange[T], 0, n)
+		} else {
+			notes = make([]change[T], 0, n)
+		}
 	}
 	var errs []error
-	c := inf.cache
 	c.mu.Lock()
 	if c.len() == 0 && len(b.Items) > 1024 { // filling an empty cache: size it once
 		if c.compact != nil {
@@ -36,11 +42,15 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk)
+			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk)
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, err) // an IndexFunc's: the change still counts
 			}
-			if ok {
+			switch {
+			case !ok:
+			case encoded != nil:
+				encoded = append(encoded, encodedChange[T]{change: change[T]{key: item.Key, n: n}, data: data})
+			default:
 				notes = append(notes, change[T]{key: item.Key, n: n})
 			}
 		}
@@ -48,12 +58,15 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	c.mu.Unlock()
 
 	for l := range inf.listeners {
-		if chunk {
+		switch {
+		case encoded != nil:
+			l.enqueueEncoded(encoded)
+		case chunk:
 			l.enqueueChunk(notes)
-			continue
-		}
-		for _, ch := range notes {
-			l.enqueue(ch.key, ch.n)
+		default:
+			for _, ch := range notes {
+				l.enqueue(ch.key, ch.n)
+			}
 		}
 	}
 	if b.InitialList && inf.listed(src) && !inf.initialApplied {
@@ -72,15 +85,14 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 
 // applyDelta changes the cache (whose write lock is held) for one delta and
 // returns the notification handlers should get, if any. A create in a
-// chunk (a list) from a compact cache carries the object encoded, so that
-// the chunk does not keep every object of the list decoded until each
-// handler has had it.
-func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk bool) (notification[T], bool, error) {
+// chunk (a list) from a compact cache comes without its object, and with
+// the object's encoding instead: the chunk then does not keep every object
+// of the list decoded until each handler has had it.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk bool) (n notification[T], data []byte, ok bool, err error) {
 	c := inf.cache
 	if d.Type == deltafifo.Deleted {
 		old := c.remove(key)
 		last := d.Object
-		var err error
 		if old.existed && (d.FinalStateUnknown || event.IsNil(last)) {
 			if last, err = c.object(old); err != nil { // the freshest state we have
 				last = d.Object
@@ -88,22 +100,22 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, ch
 		}
 		// Delivered even when nothing was cached or the state is unknown:
 		// handlers clean up by key, and dropping the event would leak.
-		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, err
+		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, nil, true, err
 	}
 	old, err := c.put(key, d.Object, !chunk)
 	switch {
 	case old.notStored:
-		return notification[T]{}, false, err // not cached: no event about it either
+		return n, nil, false, err // not cached: no event about it either
 	case !old.existed && chunk && old.stored != nil:
-		return notification[T]{kind: kindCreate, data: old.stored, initial: initial}, true, err
+		return notification[T]{kind: kindCreate, initial: initial}, old.stored, true, err
 	case !old.existed:
-		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
+		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, nil, true, err
 	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):
-		return notification[T]{}, false, err // a relist found it unchanged
+		return n, nil, false, err // a relist found it unchanged
 	}
 	prev, perr := c.object(old)
 	if perr != nil {
 		prev = d.Object // the update still reaches handlers, as a resync would
 	}
-	return notification[T]{kind: kindUpdate, old: prev, obj: d.Object}, true, errors.Join(err, perr)
+	return notification[T]{kind: kindUpdate, old: prev, obj: d.Object}, nil, true, errors.Join(err, perr)
 }
