@@ -69,18 +69,35 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 			}
 		}
 	}
-	if b.InitialList && inf.listed(src) && !inf.initialApplied {
-		inf.initialApplied = true
-		inf.sync.setSynced()
-		for l := range inf.listeners {
-			l.markSynced()
-		}
+	if b.InitialList {
+		src.listApplied = true // reported by listDone once the FIFO lets go of the list
 	}
 	if !chunk {
 		clear(notes) // drop object references until the next event
 		inf.notes = notes[:0]
 	}
 	return errors.Join(errs...)
+}
+
+// listDone marks the informer synced, and queues the barrier that marks its
+// handlers synced, once src's list has been applied and every source has
+// listed. It runs after Pop has returned, when the FIFO no longer holds
+// the batch: a compact cache then holds no decoded object of the list once
+// it says it has synced.
+func (inf *Informer[T]) listDone(src *source[T]) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if !src.listApplied {
+		return
+	}
+	src.listApplied = false
+	if inf.listed(src) && !inf.initialApplied {
+		inf.initialApplied = true
+		inf.sync.setSynced()
+		for l := range inf.listeners {
+			l.markSynced()
+		}
+	}
 }
 
 // applyDelta changes the cache (whose write lock is held) for one delta and
