@@ -9,8 +9,8 @@ import (
 )
 
 // A compact Cache (WithCompact, KindOptions.Compact) keeps each object
-// encoded — a ConfigMap's protobuf is about a third of the heap the
-// decoded object takes — together with the values its indexes extracted
+// encoded — a ConfigMap's protobuf, with the map entry that holds it,
+// takes about 40% of the heap of the decoded object — together with the values its indexes extracted
 // when it was stored, and decodes on every read. A read therefore returns
 // an object of the caller's own, safe to modify, where a shared cache
 // returns the object every reader and handler shares.
@@ -34,9 +34,10 @@ const recentSize = 256
 type compactStore[T object.Object] struct {
 	codec *codec[T]
 	items map[string][]byte // never modified once stored: readers decode outside the lock
-	// recent is a ring of the last objects stored, decoded, found by key
-	// through slot. An object leaves it when recentSize newer ones have been
-	// stored, or when it is replaced or removed.
+	// recent is a ring of the last objects watch events stored, decoded,
+	// found by key through slot. An object leaves it when recentSize newer
+	// ones have come in, or when a list replaces it or it is removed; a
+	// watch event replaces it in place.
 	recent []recentObject[T]
 	slot   map[string]int
 	next   int
