@@ -131,24 +131,25 @@ func (l *listener[T]) enqueue(key string, n notification[T]) {
 // enqueueChunk adds a batch's notifications in one step; the listener only
 // reads the slice, so all listeners share it.
 func (l *listener[T]) enqueueChunk(chunk []change[T]) {
-	if len(chunk) == 0 {
-		return
+	if len(chunk) > 0 {
+		l.pushSealing(entry[T]{chunk: chunk})
 	}
+}
+
+// pushSealing queues a chunk, after which nothing merges into the slots
+// queued before it.
+func (l *listener[T]) pushSealing(e entry[T]) {
 	l.mu.Lock()
 	clear(l.pending)
-	l.push(entry[T]{chunk: chunk})
+	l.push(e)
 	l.mu.Unlock()
 }
 
 // enqueueEncoded is enqueueChunk for a compact cache's chunk.
 func (l *listener[T]) enqueueEncoded(chunk []encodedChange[T]) {
-	if len(chunk) == 0 {
-		return
+	if len(chunk) > 0 {
+		l.pushSealing(entry[T]{encoded: chunk})
 	}
-	l.mu.Lock()
-	clear(l.pending)
-	l.push(entry[T]{encoded: chunk})
-	l.mu.Unlock()
 }
 
 // markSynced queues a barrier: once every notification queued before it has
