@@ -87,7 +87,8 @@ func (c *Client[T]) Informer() *informer.Informer[T] {
 // waits for the cache's first list first (see the package documentation),
 // so NotFound always means the object does not exist as of the cache's
 // resourceVersion. The object is shared with every other reader: copy it
-// before changing it.
+// before changing it; unless the kind's cache is compact
+// (informer.WithCompact), whose reads return an object of the caller's own.
 func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) {
 	inf, err := c.readable(ctx, namespace)
 	if err != nil {

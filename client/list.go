@@ -65,7 +65,8 @@ func MatchingIndex(name, value string) ListOption {
 
 // List returns the cached objects the options select, in no particular
 // order, after waiting for the cache's first list (as Get does). The
-// objects are shared: copy one before changing it. Without InNamespace it
+// objects are shared: copy one before changing it (a compact cache's are
+// the caller's own; see informer.WithCompact). Without InNamespace it
 // lists every namespace the client covers; InNamespace outside them is an
 // error. For a kind the factory does not cache, List asks the API server
 // (as Live().List does), once per namespace of a client of several.

@@ -14,29 +14,43 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	// A single watch event reuses one buffer. A relist's notifications go to
-	// every handler as one shared chunk, so they get a slice of their own.
+	// every handler as one shared chunk, so they get a slice of their own;
+	// a compact cache's, with the objects it creates left encoded.
 	notes := inf.notes[:0]
+	var encoded []encodedChange[T]
 	chunk := len(b.Items) > 1 || b.InitialList
+	c := inf.cache
 	if chunk {
 		n := 0
 		for _, it := range b.Items {
 			n += len(it.Deltas)
 		}
-		notes = make([]change[T], 0, n)
+		if c.compact != nil {
+			encoded = make([]encodedChange[T], 0, n)
+		} else {
+			notes = make([]change[T], 0, n)
+		}
 	}
 	var errs []error
-	c := inf.cache
 	c.mu.Lock()
-	if len(c.items) == 0 && len(b.Items) > 1024 {
-		c.items = make(map[string]T, len(b.Items)) // filling an empty cache: size it once
+	if c.len() == 0 && len(b.Items) > 1024 { // filling an empty cache: size it once
+		if c.compact != nil {
+			c.compact.items = make(map[string][]byte, len(b.Items))
+		} else {
+			c.items = make(map[string]T, len(b.Items))
+		}
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, ok, err := inf.applyDelta(item.Key, d, b.InitialList)
+			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk)
 			if err != nil {
-				errs = append(errs, err)
+				errs = append(errs, err) // an IndexFunc's: the change still counts
 			}
-			if ok {
+			switch {
+			case !ok:
+			case encoded != nil:
+				encoded = append(encoded, encodedChange[T]{change: change[T]{key: item.Key, n: n}, data: data})
+			default:
 				notes = append(notes, change[T]{key: item.Key, n: n})
 			}
 		}
@@ -44,20 +58,19 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	c.mu.Unlock()
 
 	for l := range inf.listeners {
-		if chunk {
+		switch {
+		case encoded != nil:
+			l.enqueueEncoded(encoded)
+		case chunk:
 			l.enqueueChunk(notes)
-			continue
-		}
-		for _, ch := range notes {
-			l.enqueue(ch.key, ch.n)
+		default:
+			for _, ch := range notes {
+				l.enqueue(ch.key, ch.n)
+			}
 		}
 	}
-	if b.InitialList && inf.listed(src) && !inf.initialApplied {
-		inf.initialApplied = true
-		inf.sync.setSynced()
-		for l := range inf.listeners {
-			l.markSynced()
-		}
+	if b.InitialList {
+		src.listApplied = true // reported by listDone once the FIFO lets go of the list
 	}
 	if !chunk {
 		clear(notes) // drop object references until the next event
@@ -66,27 +79,60 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	return errors.Join(errs...)
 }
 
+// listDone marks the informer synced, and queues the barrier that marks its
+// handlers synced, once src's list has been applied and every source has
+// listed. It runs after Pop has returned, when the FIFO no longer holds
+// the batch: a compact cache then holds no decoded object of the list once
+// it says it has synced.
+func (inf *Informer[T]) listDone(src *source[T]) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	if !src.listApplied {
+		return
+	}
+	src.listApplied = false
+	if inf.listed(src) && !inf.initialApplied {
+		inf.initialApplied = true
+		inf.sync.setSynced()
+		for l := range inf.listeners {
+			l.markSynced()
+		}
+	}
+}
+
 // applyDelta changes the cache (whose write lock is held) for one delta and
-// returns the notification handlers should get, if any.
-func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool, error) {
+// returns the notification handlers should get, if any. A create in a
+// chunk (a list) from a compact cache comes without its object, and with
+// the object's encoding instead: the chunk then does not keep every object
+// of the list decoded until each handler has had it.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk bool) (n notification[T], data []byte, ok bool, err error) {
 	c := inf.cache
 	if d.Type == deltafifo.Deleted {
-		old, existed := c.remove(key)
+		old := c.remove(key)
 		last := d.Object
-		if existed && (d.FinalStateUnknown || event.IsNil(last)) {
-			last = old // the freshest state we have
+		if old.existed && (d.FinalStateUnknown || event.IsNil(last)) {
+			if last, err = c.object(old); err != nil { // the freshest state we have
+				last = d.Object
+			}
 		}
 		// Delivered even when nothing was cached or the state is unknown:
 		// handlers clean up by key, and dropping the event would leak.
-		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, true, nil
+		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, nil, true, err
 	}
-	old, existed, err := c.put(key, d.Object)
+	old, err := c.put(key, d.Object, !chunk)
 	switch {
-	case !existed:
-		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, true, err
-	case d.Type == deltafifo.Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion():
-		return notification[T]{}, false, err // a relist found it unchanged
-	default:
-		return notification[T]{kind: kindUpdate, old: old, obj: d.Object}, true, err
+	case old.notStored:
+		return n, nil, false, err // not cached: no event about it either
+	case !old.existed && chunk && old.stored != nil:
+		return notification[T]{kind: kindCreate, initial: initial}, old.stored, true, err
+	case !old.existed:
+		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, nil, true, err
+	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):
+		return n, nil, false, err // a relist found it unchanged
 	}
+	prev, perr := c.object(old)
+	if perr != nil {
+		prev = d.Object // the update still reaches handlers, as a resync would
+	}
+	return notification[T]{kind: kindUpdate, old: prev, obj: d.Object}, nil, true, errors.Join(err, perr)
 }

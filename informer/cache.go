@@ -24,11 +24,16 @@ var ErrUnknownIndex = errors.New("unknown index")
 // Cache is a thread-safe store of objects keyed by object.Key
 // ("namespace/name", or "name"), with named indexes. The informer fills it; everyone else reads it.
 //
-// Objects in the cache are shared with every reader and with the informer's
-// handlers: treat them as read-only. To change one, DeepCopy it first.
+// By default objects in the cache are shared with every reader and with
+// the informer's handlers: treat them as read-only. To change one,
+// DeepCopy it first. A compact cache (see WithCompact and Compact) keeps
+// its objects encoded instead, and its reads return objects the caller
+// owns.
 type Cache[T object.Object] struct {
 	mu       sync.RWMutex
-	items    map[string]T
+	items    map[string]T     // the shared form; empty when compact
+	compact  *compactStore[T] // the compact form, or nil
+	onError  func(error)      // reports a compact entry that fails to decode
 	indexes  map[string]*index[T]
 	syncedRV string // the resourceVersion the contents reflect, when filled through Indexer
 	// rv, when set, owns the answer instead: an informer's FIFO knows which
@@ -76,8 +81,28 @@ func NewCache[T object.Object]() *Cache[T] {
 	return &Cache[T]{
 		items:   make(map[string]T),
 		indexes: map[string]*index[T]{NamespaceIndex: {keysByVal: make(map[string]map[string]struct{})}},
+		onError: func(error) {},
 	}
 }
+
+// NewCompactCache returns an empty compact cache with the namespace index:
+// it keeps each object encoded (protobuf for the kinds that have it, CBOR
+// or JSON for others) and decodes it on every read, so Get, List and
+// ByIndex return objects the caller owns and may modify. See WithCompact.
+func NewCompactCache[T object.Object]() (*Cache[T], error) {
+	cd, err := newCodec[T]()
+	if err != nil {
+		return nil, fmt.Errorf("informer: %w", err)
+	}
+	c := NewCache[T]()
+	c.compact = newCompactStore(cd)
+	return c, nil
+}
+
+// Compact reports whether the cache keeps its objects encoded, and so
+// whether its reads return objects the caller owns (true) or objects
+// shared with every reader (false).
+func (c *Cache[T]) Compact() bool { return c.compact != nil }
 
 // AddIndex adds an index, indexing the objects already cached. Adding a
 // name twice is an error. If fn fails for some objects the index is still
@@ -94,9 +119,12 @@ func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	ix := &index[T]{fn: fn, keysByVal: make(map[string]map[string]struct{}), valsByKey: make(map[string][]string)}
 	c.indexes[name] = ix
 	var errs []error
-	for key, obj := range c.items {
-		errs = append(errs, c.indexOne(name, ix, key, obj))
-	}
+	c.each(func(key string, obj T, err error) {
+		if err == nil {
+			err = c.indexOne(name, ix, key, obj)
+		}
+		errs = append(errs, err)
+	})
 	return errors.Join(errs...)
 }
 
@@ -108,6 +136,15 @@ func (c *Cache[T]) Get(namespace, name string) (T, bool) {
 // GetByKey returns the object stored under key (see object.Key).
 func (c *Cache[T]) GetByKey(key string) (T, bool) {
 	c.mu.RLock()
+	if c.compact != nil {
+		r, ok := c.compact.ref(key)
+		c.mu.RUnlock()
+		if !ok {
+			var zero T
+			return zero, false
+		}
+		return c.owned(r)
+	}
 	obj, ok := c.items[key]
 	c.mu.RUnlock()
 	return obj, ok
@@ -117,12 +154,28 @@ func (c *Cache[T]) GetByKey(key string) (T, bool) {
 func (c *Cache[T]) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	return c.len()
+}
+
+func (c *Cache[T]) len() int {
+	if c.compact != nil {
+		return len(c.compact.items)
+	}
 	return len(c.items)
 }
 
 // List returns every cached object, in no particular order.
 func (c *Cache[T]) List() []T {
 	c.mu.RLock()
+	if c.compact != nil {
+		refs := make([]ref[T], 0, len(c.compact.items))
+		for key := range c.compact.items {
+			r, _ := c.compact.ref(key)
+			refs = append(refs, r)
+		}
+		c.mu.RUnlock()
+		return c.ownedAll(refs)
+	}
 	defer c.mu.RUnlock()
 	out := make([]T, 0, len(c.items))
 	for _, obj := range c.items {
@@ -135,8 +188,20 @@ func (c *Cache[T]) List() []T {
 func (c *Cache[T]) ListKeys() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	out := make([]string, 0, len(c.items))
-	for key := range c.items {
+	return c.keys()
+}
+
+// keys returns the keys of every cached object. c.mu must be held.
+func (c *Cache[T]) keys() []string {
+	if c.compact != nil {
+		return mapKeys(c.compact.items)
+	}
+	return mapKeys(c.items)
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for key := range m {
 		out = append(out, key)
 	}
 	return out
@@ -145,12 +210,22 @@ func (c *Cache[T]) ListKeys() []string {
 // ByIndex returns the objects whose values in the named index include value.
 func (c *Cache[T]) ByIndex(indexName, value string) ([]T, error) {
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	ix, ok := c.indexes[indexName]
 	if !ok {
+		c.mu.RUnlock()
 		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
 	}
 	keys := ix.keysByVal[value]
+	if c.compact != nil {
+		refs := make([]ref[T], 0, len(keys))
+		for key := range keys {
+			r, _ := c.compact.ref(key)
+			refs = append(refs, r)
+		}
+		c.mu.RUnlock()
+		return c.ownedAll(refs), nil
+	}
+	defer c.mu.RUnlock()
 	out := make([]T, 0, len(keys))
 	for key := range keys {
 		out = append(out, c.items[key])

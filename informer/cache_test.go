@@ -37,7 +37,7 @@ func putAll(t *testing.T, c *Cache[*corev1.Pod], pods ...*corev1.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range pods {
-		if _, _, err := c.put(object.Key(p), p); err != nil {
+		if _, err := c.put(object.Key(p), p, true); err != nil {
 			t.Fatalf("put %s: %v", object.Key(p), err)
 		}
 	}
@@ -53,7 +53,11 @@ func sortedKeys(pods []*corev1.Pod) []string {
 }
 
 func TestCacheIndexesFollowUpdatesAndDeletes(t *testing.T) {
-	c := NewCache[*corev1.Pod]()
+	forCacheModes(t, testCacheIndexesFollowUpdatesAndDeletes)
+}
+
+func testCacheIndexesFollowUpdatesAndDeletes(t *testing.T, mode cacheMode) {
+	c := mode.cache(t)
 	if err := c.AddIndex("node", byNode); err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +88,16 @@ func TestCacheIndexesFollowUpdatesAndDeletes(t *testing.T) {
 }
 
 func TestCacheFailingIndexFuncIsAnErrorNotAPanic(t *testing.T) {
-	c := NewCache[*corev1.Pod]()
+	forCacheModes(t, testCacheFailingIndexFuncIsAnErrorNotAPanic)
+}
+
+func testCacheFailingIndexFuncIsAnErrorNotAPanic(t *testing.T, mode cacheMode) {
+	c := mode.cache(t)
 	if err := c.AddIndex("node", byNode); err != nil {
 		t.Fatal(err)
 	}
 	c.mu.Lock()
-	_, _, err := c.put("a/bad", pod("a", "bad", "bad", nil))
+	_, err := c.put("a/bad", pod("a", "bad", "bad", nil), true)
 	c.mu.Unlock()
 	if err == nil || !strings.Contains(err.Error(), "a/bad") || !strings.Contains(err.Error(), `"node"`) {
 		t.Fatalf("failing index func: got %v, want an error naming the object and index", err)
@@ -108,7 +116,11 @@ func TestCacheFailingIndexFuncIsAnErrorNotAPanic(t *testing.T) {
 }
 
 func TestCacheAddIndexIndexesExistingObjects(t *testing.T) {
-	c := NewCache[*corev1.Pod]()
+	forCacheModes(t, testCacheAddIndexIndexesExistingObjects)
+}
+
+func testCacheAddIndexIndexesExistingObjects(t *testing.T, mode cacheMode) {
+	c := mode.cache(t)
 	putAll(t, c, pod("a", "p1", "n1", nil), pod("a", "p2", "bad", nil))
 	err := c.AddIndex("node", byNode)
 	if err == nil || !strings.Contains(err.Error(), "a/p2") {
@@ -122,8 +134,10 @@ func TestCacheAddIndexIndexesExistingObjects(t *testing.T) {
 	}
 }
 
-func TestGeneratedListerReadsCache(t *testing.T) {
-	c := NewCache[*corev1.Pod]()
+func TestGeneratedListerReadsCache(t *testing.T) { forCacheModes(t, testGeneratedListerReadsCache) }
+
+func testGeneratedListerReadsCache(t *testing.T, mode cacheMode) {
+	c := mode.cache(t)
 	putAll(t, c,
 		pod("a", "web-1", "n1", map[string]string{"app": "web"}),
 		pod("a", "db-1", "n1", map[string]string{"app": "db"}),

@@ -3,37 +3,84 @@ package informer
 import (
 	"errors"
 	"fmt"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // The write side of Cache is unexported: only the informer changes it, and it
 // does so one batch at a time under a single write lock, so readers never see
 // half of a relist.
 
-// put stores obj under key and re-indexes it, returning the previous object.
+// prior is what a key held before a write: the object itself in a shared
+// cache, a reference to it in a compact one (decoded only if an event
+// needs it).
+type prior[T object.Object] struct {
+	existed bool
+	obj     T
+	ref     ref[T]
+	same    bool // a compact cache's: the new object encodes to the same bytes
+	// notStored: a compact cache could not encode the new object and
+	// keeps what it had.
+	notStored bool
+	stored    []byte // a compact cache's encoding of the new object
+}
+
+// put stores obj under key and re-indexes it, returning what key held. A
+// compact cache keeps obj decoded among its recent objects if recent.
 // c.mu must be held for writing. An IndexFunc error leaves obj stored but
-// missing from that index, and is returned naming the object.
-func (c *Cache[T]) put(key string, obj T) (old T, existed bool, err error) {
-	old, existed = c.items[key]
-	if existed {
-		c.unindex(key, old)
+// missing from that index, and is returned naming the object. An object a
+// compact cache cannot encode is not stored (the cache keeps the state it
+// had), and the error names it.
+func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error) {
+	if c.compact != nil {
+		old.ref, old.existed, old.same, old.stored, err = c.compact.put(key, obj, recent)
+		if err != nil {
+			return prior[T]{notStored: true}, err
+		}
+	} else {
+		old.obj, old.existed = c.items[key]
+		c.items[key] = obj
 	}
-	c.items[key] = obj
+	if old.existed {
+		c.unindex(key)
+	}
 	for name, ix := range c.indexes {
 		if e := c.indexOne(name, ix, key, obj); e != nil {
 			err = errors.Join(err, e)
 		}
 	}
-	return old, existed, err
+	return old, err
 }
 
-// remove deletes key, returning the object it held. c.mu must be held for writing.
-func (c *Cache[T]) remove(key string) (old T, existed bool) {
-	old, existed = c.items[key]
-	if existed {
-		c.unindex(key, old)
+// remove deletes key, returning what it held. c.mu must be held for writing.
+func (c *Cache[T]) remove(key string) (old prior[T]) {
+	if c.compact != nil {
+		old.ref, old.existed = c.compact.remove(key)
+	} else if old.obj, old.existed = c.items[key]; old.existed {
 		delete(c.items, key)
 	}
-	return old, existed
+	if old.existed {
+		c.unindex(key)
+	}
+	return old
+}
+
+// object returns the object old refers to, for an event: handlers share
+// it, so a compact cache decodes it only if it is not recent.
+func (c *Cache[T]) object(old prior[T]) (T, error) {
+	if c.compact == nil {
+		return old.obj, nil
+	}
+	return c.compact.shared(old.ref)
+}
+
+// unchanged reports whether obj, just stored, is what old was: a relist
+// sends every object again, and handlers hear only of changed ones.
+func (c *Cache[T]) unchanged(old prior[T], obj T) bool {
+	if c.compact != nil {
+		return old.same
+	}
+	return old.obj.GetResourceVersion() == obj.GetResourceVersion()
 }
 
 func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T) error {
@@ -54,10 +101,12 @@ func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T) error 
 	return nil
 }
 
-func (c *Cache[T]) unindex(key string, old T) {
+// unindex removes key from every index, with the values it was indexed
+// under: remembered for user indexes, the key's own for the namespace one.
+func (c *Cache[T]) unindex(key string) {
 	for _, ix := range c.indexes {
 		if ix.valsByKey == nil {
-			ix.drop(old.GetNamespace(), key)
+			ix.drop(namespaceOf(key), key)
 			continue
 		}
 		for _, v := range ix.valsByKey[key] {

@@ -78,7 +78,7 @@ type runner interface {
 
 // NewFactory returns a factory of informers of c's kinds. Its options are
 // WithLogger, WithNamespace, WithNamespaces, WithKind, WithSyncTimeout,
-// WithKeepManagedFields, WithKind, WithClock and
+// WithKeepManagedFields, WithCompact, WithClock and
 // WithReflectorOptions (which apply to each of its informers); WithName is
 // an error, as the factory names its informers after their resources.
 func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
@@ -175,7 +175,8 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 		name += "/" + key.namespace
 	}
 	inf := newFed[T](namespaces, lws,
-		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...)})
+		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...),
+			WithCompact(f.o.compact || f.o.kinds[key.gvk.GroupKind()].Compact)})
 	inf.dropManaged = !f.o.keepManagedFields
 	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
 	inf.shardSelector = f.o.kinds[key.gvk.GroupKind()].ShardSelector

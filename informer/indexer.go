@@ -43,7 +43,7 @@ func (v indexerView[T]) Update(obj interface{}) error {
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	_, _, err = v.c.put(object.Key(t), t)
+	_, err = v.c.put(object.Key(t), t, true)
 	return err
 }
 
@@ -96,12 +96,12 @@ func (v indexerView[T]) Replace(list []interface{}, rv string) error {
 	}
 	v.c.mu.Lock()
 	defer v.c.mu.Unlock()
-	for key := range v.c.items {
+	for _, key := range v.c.keys() {
 		v.c.remove(key)
 	}
 	var errs []error
 	for _, t := range typed {
-		_, _, err := v.c.put(object.Key(t), t)
+		_, err := v.c.put(object.Key(t), t, false)
 		errs = append(errs, err)
 	}
 	v.c.syncedRV = rv

@@ -71,11 +71,22 @@ func newFed[T object.Object](namespaces []string, lws []reflector.ListerWatcher,
 	if o.name == "" {
 		o.name = "informer"
 	}
+	log := o.log.WithValues("informer", o.name)
+	cache := NewCache[T]()
+	if o.compact {
+		compact, err := NewCompactCache[T]()
+		if err != nil {
+			log.Error(err, "keeping decoded objects: no compact form")
+		} else {
+			cache = compact
+			cache.onError = func(err error) { log.Error(err, "reading the cache") }
+		}
+	}
 	inf := &Informer[T]{
 		name:       o.name,
 		namespaces: namespaces,
-		log:        o.log.WithValues("informer", o.name),
-		cache:      NewCache[T](),
+		log:        log,
+		cache:      cache,
 		listeners:  make(map[*listener[T]]time.Duration),
 		clock:      o.clock,
 		ropts:      o.reflectorOpts,
@@ -103,7 +114,8 @@ func (inf *Informer[T]) cached() int { return inf.cache.Len() }
 func (inf *Informer[T]) scheduled() { inf.sync.setStarted() }
 
 // Cache returns the informer's cache. Its objects are shared: do not modify
-// them. Reading the cache directly does not wait for the first list: until
+// them; unless it is compact (WithCompact), whose reads return objects the
+// caller owns. Reading the cache directly does not wait for the first list: until
 // HasSynced (or WaitForSync returns nil), a missing object may simply not
 // have been listed yet. package client's reads wait.
 func (inf *Informer[T]) Cache() *Cache[T] { return inf.cache }

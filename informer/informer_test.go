@@ -95,8 +95,12 @@ func has(r *recorder, event string) func() bool {
 }
 
 func TestInitialListThenEventsInOrder(t *testing.T) {
+	forCacheModes(t, testInitialListThenEventsInOrder)
+}
+
+func testInitialListThenEventsInOrder(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")))
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	inf := New[*corev1.ConfigMap](lw, mode.opt(), WithName("configmaps"))
 	rec := &recorder{}
 	reg, err := inf.AddHandler(rec)
 	if err != nil {
@@ -132,8 +136,12 @@ func TestInitialListThenEventsInOrder(t *testing.T) {
 }
 
 func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
+	forCacheModes(t, testRelistDeliversTombstonesWithLastState)
+}
+
+func testRelistDeliversTombstonesWithLastState(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")), list("30", cmv("a", "20")))
-	inf := New[*corev1.ConfigMap](lw)
+	inf := New[*corev1.ConfigMap](lw, mode.opt())
 	var mu sync.Mutex
 	var deletes []event.Delete[*corev1.ConfigMap]
 	reg, _ := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d event.Delete[*corev1.ConfigMap]) {
@@ -161,8 +169,12 @@ func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
 // object as a types.NamespacedName, for namespaced and cluster-scoped kinds,
 // whether a watch reported it or a relist found the object gone.
 func TestDeleteCarriesNamespacedNameKey(t *testing.T) {
+	forCacheModes(t, testDeleteCarriesNamespacedNameKey)
+}
+
+func testDeleteCarriesNamespacedNameKey(t *testing.T, mode cacheMode) {
 	t.Run("namespaced", func(t *testing.T) {
-		checkDeleteKeys(t, list("10", cmv("a", "1"), cmv("b", "2")), list("30"), cmv("a", "11"),
+		checkDeleteKeys(t, mode, list("10", cmv("a", "1"), cmv("b", "2")), list("30"), cmv("a", "11"),
 			types.NamespacedName{Namespace: "ns", Name: "a"}, types.NamespacedName{Namespace: "ns", Name: "b"})
 	})
 	t.Run("cluster-scoped", func(t *testing.T) {
@@ -172,16 +184,16 @@ func TestDeleteCarriesNamespacedNameKey(t *testing.T) {
 		first := &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}, Items: []corev1.Namespace{nsv("a", "1"), nsv("b", "2")}}
 		second := &corev1.NamespaceList{ListMeta: metav1.ListMeta{ResourceVersion: "30"}}
 		gone := nsv("a", "11")
-		checkDeleteKeys(t, first, second, &gone, types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"})
+		checkDeleteKeys(t, mode, first, second, &gone, types.NamespacedName{Name: "a"}, types.NamespacedName{Name: "b"})
 	})
 }
 
 // checkDeleteKeys runs an informer over first (objects a and b), deletes a
 // through the watch (watched is its final state), then forces a relist to
 // second, which lacks b.
-func checkDeleteKeys[T object.Object](t *testing.T, first, second runtime.Object, watched T, wantA, wantB types.NamespacedName) {
+func checkDeleteKeys[T object.Object](t *testing.T, mode cacheMode, first, second runtime.Object, watched T, wantA, wantB types.NamespacedName) {
 	lw := newScriptLW(first, second)
-	inf := New[T](lw)
+	inf := New[T](lw, mode.opt())
 	var mu sync.Mutex
 	var deletes []event.Delete[T]
 	reg, _ := inf.AddHandler(HandlerFuncs[T]{DeleteFunc: func(d event.Delete[T]) {
@@ -213,9 +225,11 @@ func checkDeleteKeys[T object.Object](t *testing.T, first, second runtime.Object
 	}
 }
 
-func TestLateAndRemovedHandlers(t *testing.T) {
+func TestLateAndRemovedHandlers(t *testing.T) { forCacheModes(t, testLateAndRemovedHandlers) }
+
+func testLateAndRemovedHandlers(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1")))
-	inf := New[*corev1.ConfigMap](lw)
+	inf := New[*corev1.ConfigMap](lw, mode.opt())
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
@@ -262,10 +276,14 @@ func TestSlowHandlerDoesNotDelayOthers(t *testing.T) {
 }
 
 func TestTransformAndPanickingHandler(t *testing.T) {
+	forCacheModes(t, testTransformAndPanickingHandler)
+}
+
+func testTransformAndPanickingHandler(t *testing.T, mode cacheMode) {
 	withFields := cmv("a", "1")
 	withFields.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
 	lw := newScriptLW(list("10", withFields))
-	inf := New[*corev1.ConfigMap](lw)
+	inf := New[*corev1.ConfigMap](lw, mode.opt())
 	if err := inf.SetTransform(DropManagedFields[*corev1.ConfigMap]); err != nil {
 		t.Fatal(err)
 	}
@@ -296,10 +314,12 @@ func TestWaitForCacheSyncNamesTheLaggard(t *testing.T) {
 	}
 }
 
-func TestPerHandlerResync(t *testing.T) {
+func TestPerHandlerResync(t *testing.T) { forCacheModes(t, testPerHandlerResync) }
+
+func testPerHandlerResync(t *testing.T, mode cacheMode) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	lw := newScriptLW(list("10", cmv("a", "1")))
-	inf := New[*corev1.ConfigMap](lw, WithClock(clk))
+	inf := New[*corev1.ConfigMap](lw, mode.opt(), WithClock(clk))
 	resynced, plain := &recorder{}, &recorder{}
 	regR, _ := inf.AddHandler(resynced, WithResyncPeriod(time.Minute))
 	regP, _ := inf.AddHandler(plain)

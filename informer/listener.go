@@ -23,10 +23,19 @@ const (
 // notification is one event for one key, waiting for a handler.
 type notification[T object.Object] struct {
 	kind    kind
-	old     T    // update: the state the handler saw last
-	obj     T    // create, update: the new state; delete: the last known state
 	initial bool // create: part of the initial list
 	unknown bool // delete: final state unknown (inferred from a relist)
+	old     T    // update: the state the handler saw last
+	obj     T    // create, update: the new state; delete: the last known state
+}
+
+// encodedChange is a change in a compact cache's chunk. If data is set, it
+// is the object (for a create, obj; for a resync's update, old and obj)
+// as the cache keeps it, which each handler decodes as it is delivered: a
+// chunk of a whole list then holds no decoded objects.
+type encodedChange[T object.Object] struct {
+	change[T]
+	data []byte
 }
 
 // slot holds a key's pending notifications. Merging keeps it to at most two:
@@ -69,6 +78,7 @@ type entry[T object.Object] struct {
 	key     string
 	slot    *slot[T]
 	chunk   []change[T]
+	encoded []encodedChange[T] // a compact cache's chunk
 	barrier bool
 }
 
@@ -90,6 +100,9 @@ type listener[T object.Object] struct {
 
 	synced atomic.Bool
 	done   chan struct{}
+	// decode decodes encodedChanges' data; set for a compact cache's
+	// informer before the listener runs.
+	decode func([]byte) (T, error)
 }
 
 func newListener[T object.Object](h Handler[T], log logr.Logger) *listener[T] {
@@ -118,13 +131,25 @@ func (l *listener[T]) enqueue(key string, n notification[T]) {
 // enqueueChunk adds a batch's notifications in one step; the listener only
 // reads the slice, so all listeners share it.
 func (l *listener[T]) enqueueChunk(chunk []change[T]) {
-	if len(chunk) == 0 {
-		return
+	if len(chunk) > 0 {
+		l.pushSealing(entry[T]{chunk: chunk})
 	}
+}
+
+// pushSealing queues a chunk, after which nothing merges into the slots
+// queued before it.
+func (l *listener[T]) pushSealing(e entry[T]) {
 	l.mu.Lock()
 	clear(l.pending)
-	l.push(entry[T]{chunk: chunk})
+	l.push(e)
 	l.mu.Unlock()
+}
+
+// enqueueEncoded is enqueueChunk for a compact cache's chunk.
+func (l *listener[T]) enqueueEncoded(chunk []encodedChange[T]) {
+	if len(chunk) > 0 {
+		l.pushSealing(entry[T]{encoded: chunk})
+	}
 }
 
 // markSynced queues a barrier: once every notification queued before it has
@@ -182,6 +207,13 @@ func (l *listener[T]) run() {
 				}
 				l.deliver(e.chunk[i].key, &e.chunk[i].n)
 			}
+		case e.encoded != nil:
+			for i := range e.encoded {
+				if l.halt.Load() {
+					return
+				}
+				l.deliverEncoded(&e.encoded[i])
+			}
 		default:
 			for i := range s.n {
 				l.deliver(e.key, &s.q[i])
@@ -209,6 +241,24 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 		// notification carries only the string key every other kind needs.
 		l.handler.OnDelete(event.Delete[T]{Key: object.ParseKey(key), Object: n.obj, DeleteStateUnknown: n.unknown})
 	}
+}
+
+// deliverEncoded decodes c's object, if it comes encoded, into a
+// notification of this handler's own (the chunk is shared), and delivers it.
+func (l *listener[T]) deliverEncoded(c *encodedChange[T]) {
+	n := c.n
+	if c.data != nil {
+		obj, err := l.decode(c.data)
+		if err != nil {
+			l.log.Error(err, "informer event dropped: its object does not decode from the compact cache", "key", c.key)
+			return
+		}
+		n.obj = obj
+		if n.kind == kindUpdate {
+			n.old = obj
+		}
+	}
+	l.deliver(c.key, &n)
 }
 
 // queue is a FIFO on a ring buffer; it reuses its storage, so a steady

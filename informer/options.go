@@ -22,6 +22,7 @@ type options struct {
 	log           logr.Logger
 	clock         clock.WithTicker
 	reflectorOpts []reflector.Option
+	compact       bool
 
 	// Factory only.
 	namespaces        []string // as given; nil: all namespaces
@@ -105,3 +106,19 @@ func WithSyncTimeout(d time.Duration) Option {
 func WithKeepManagedFields(keep bool) Option {
 	return func(o *options) { o.keepManagedFields = keep }
 }
+
+// WithCompact(true) makes an informer's cache compact (New), or every
+// cache of a Factory (NewFactory; KindOptions.Compact does it for one
+// kind): each object is kept encoded — protobuf for the built-in kinds,
+// CBOR (or JSON, where CBOR cannot encode a field) for custom resources'
+// Go types, JSON for Unstructured — with the values of its indexes
+// extracted when it is stored, and decoded on every read. A ConfigMap then
+// takes about 40% of the heap it takes decoded. Reads (Cache.Get, List,
+// ByIndex, package client's reads, listers over Cache.Indexer) return
+// objects the caller owns and may modify, as controller-runtime's cached
+// client does by default by deep-copying; they cost a decode, or a
+// DeepCopy for the last few hundred objects stored, which are kept
+// decoded. Handlers still get decoded objects (see "Compact caches" in the
+// package documentation). The default (false) keeps the decoded objects,
+// shared by every reader and handler.
+func WithCompact(compact bool) Option { return func(o *options) { o.compact = compact } }

@@ -64,7 +64,10 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		return nil, fmt.Errorf("informer %s: AddHandler after Start returned", inf.name)
 	}
 	l := newListener(h, inf.log)
-	l.enqueueChunk(inf.snapshot(notification[T]{kind: kindCreate, initial: true}))
+	if c := inf.cache.compact; c != nil {
+		l.decode = c.codec.decode
+	}
+	inf.enqueueSnapshot(l, notification[T]{kind: kindCreate, initial: true})
 	if inf.initialApplied {
 		l.markSynced() // otherwise the initial batch will mark it
 	}
@@ -118,7 +121,7 @@ func (inf *Informer[T]) resyncLoop(ctx context.Context, l *listener[T], period t
 			return
 		case <-t.C():
 			inf.mu.Lock()
-			l.enqueueChunk(inf.snapshot(notification[T]{kind: kindUpdate}))
+			inf.enqueueSnapshot(l, notification[T]{kind: kindUpdate})
 			inf.mu.Unlock()
 		}
 	}
@@ -162,18 +165,30 @@ func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 	}
 }
 
-// snapshot returns a notification like n for every cached object (obj, and
-// for updates old, set to it). inf.mu must be held so no batch is half applied.
-func (inf *Informer[T]) snapshot(n notification[T]) []change[T] {
-	inf.cache.mu.RLock()
-	defer inf.cache.mu.RUnlock()
-	out := make([]change[T], 0, len(inf.cache.items))
-	for key, obj := range inf.cache.items {
+// enqueueSnapshot queues to l a notification like n for every cached
+// object (obj, and for updates old, set to it). inf.mu must be held so no
+// batch is half applied. A compact cache's objects are left encoded, for
+// the handler to decode as it gets them: a late handler's snapshot of the
+// whole cache holds no decoded objects.
+func (inf *Informer[T]) enqueueSnapshot(l *listener[T], n notification[T]) {
+	c := inf.cache
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.compact != nil {
+		out := make([]encodedChange[T], 0, len(c.compact.items))
+		for key, data := range c.compact.items {
+			out = append(out, encodedChange[T]{change: change[T]{key: key, n: n}, data: data})
+		}
+		l.enqueueEncoded(out)
+		return
+	}
+	out := make([]change[T], 0, len(c.items))
+	for key, obj := range c.items {
 		n.obj = obj
 		if n.kind == kindUpdate {
 			n.old = obj
 		}
 		out = append(out, change[T]{key: key, n: n})
 	}
-	return out
+	l.enqueueChunk(out)
 }

@@ -134,6 +134,9 @@ func (c *Cache[T]) clear() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.items = make(map[string]T)
+	if c.compact != nil {
+		c.compact.clear()
+	}
 	for _, ix := range c.indexes {
 		ix.keysByVal = make(map[string]map[string]struct{})
 		if ix.valsByKey != nil {

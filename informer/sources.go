@@ -33,7 +33,9 @@ type source[T object.Object] struct {
 	lw        reflector.ListerWatcher
 	fifo      *deltafifo.FIFO[T]
 	listed    bool // its first list is in the cache; inf.mu
-	progress  sourceProgress
+	// listApplied: apply has applied a list, which listDone reports; inf.mu
+	listApplied bool
+	progress    sourceProgress
 	// refl is the source's reflector once Start has made it; Progress asks
 	// it when anything last arrived.
 	refl atomic.Pointer[reflector.Reflector[T]]
@@ -119,6 +121,7 @@ func (inf *Informer[T]) run(ctx context.Context, refls []*reflector.Reflector[T]
 			apply := func(b deltafifo.Batch[T]) error { return inf.apply(src, b) }
 			for ctx.Err() == nil {
 				err := src.fifo.Pop(ctx, apply)
+				inf.listDone(src)
 				if err != nil && ctx.Err() == nil && !errors.Is(err, deltafifo.ErrClosed) {
 					inf.log.Error(err, "applying changes to the cache", "namespace", src.namespace)
 				}

@@ -34,7 +34,7 @@ func main() { e2e.Main("steady", start) }
 // logic says so, writes the observed annotation to the API server with
 // write.
 type reconciler[T object.Object] struct {
-	cache *informer.Cache[T]
+	cache *informer.Cache[T] // compact with -steady compact
 	write func(context.Context, T) error
 	logic *e2e.Logic
 }
@@ -49,7 +49,9 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req controller.Request) (
 	if !write {
 		return controller.Result{}, nil
 	}
-	obj = obj.DeepCopyObject().(T) // the cache's objects are shared and read-only
+	if !r.cache.Compact() {
+		obj = obj.DeepCopyObject().(T) // the cache's objects are shared and read-only
+	} // a compact cache's read is the reconciler's own
 	e2e.SetObserved(obj, want)
 	return controller.Result{}, r.logic.Wrote(r.write(ctx, obj))
 }
@@ -109,7 +111,12 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	f, err := informer.NewFactory(cl, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	copts, fopts, err := steadySettings(o.Steady)
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	fopts = append(fopts, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	f, err := informer.NewFactory(cl, fopts...)
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -119,10 +126,6 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	}
 	r := &reconciler[T]{cache: inf.Cache(), logic: l}
 	if r.write, err = writer(f); err != nil {
-		return e2e.Running{}, err
-	}
-	copts, err := steadySettings(o.Steady)
-	if err != nil {
 		return e2e.Running{}, err
 	}
 	reg := prometheus.NewRegistry()
@@ -153,12 +156,16 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
 }
 
-// steadySettings turns -steady's settings into controller options.
-func steadySettings(s string) ([]controller.Option, error) {
+// steadySettings turns -steady's settings into controller and informer
+// factory options.
+func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 	var opts []controller.Option
+	var fopts []informer.Option
 	for _, name := range strings.Split(s, ",") {
 		switch name {
 		case "", "client", "typed":
+		case "compact":
+			fopts = append(fopts, informer.WithCompact(true))
 		case "echoes":
 			opts = append(opts, controller.WithDropOwnEchoes(true))
 		case "nogate":
@@ -166,8 +173,8 @@ func steadySettings(s string) ([]controller.Option, error) {
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
 		default:
-			return nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, echoes, nogate or nopq)", s, name)
+			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, compact, echoes, nogate or nopq)", s, name)
 		}
 	}
-	return opts, nil
+	return opts, fopts, nil
 }

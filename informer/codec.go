@@ -1,0 +1,203 @@
+package informer
+
+import (
+	"encoding"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer/cbor/direct"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/steadyctl/steady/object"
+)
+
+// codec is how a compact Cache keeps objects of T: encoded at insert,
+// decoded into a new object at every read. The forms, by the speed of
+// their decoding: protobuf for the kinds that have it (the built-in kinds
+// and PartialObjectMetadata); CBOR for other typed objects (custom
+// resources' Go types), three times faster to decode than JSON; JSON for
+// Unstructured, and for typed objects whose CBOR would not decode to an
+// equal object (see cborSafe). An object decoded from the cache shares no
+// memory with it.
+type codec[T object.Object] struct {
+	form   string // "protobuf", "cbor" or "json", for errors
+	encode func(T) ([]byte, error)
+	decode func([]byte) (T, error)
+}
+
+// protoObject is the generated protobuf code of Kubernetes' built-in kinds.
+type protoObject interface {
+	Size() int
+	MarshalToSizedBuffer([]byte) (int, error)
+	Unmarshal([]byte) error
+}
+
+func newCodec[T object.Object]() (*codec[T], error) {
+	var zero T
+	typ := reflect.TypeOf(zero)
+	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("compact cache of %v: want a pointer to a struct", typ)
+	}
+	elem := typ.Elem()
+	newT := func() T { return reflect.New(elem).Interface().(T) }
+	switch any(zero).(type) {
+	case *unstructured.Unstructured:
+		return &codec[T]{form: "json",
+			encode: func(obj T) ([]byte, error) { return any(obj).(*unstructured.Unstructured).MarshalJSON() },
+			decode: func(b []byte) (T, error) {
+				obj := newT()
+				return obj, any(obj).(*unstructured.Unstructured).UnmarshalJSON(b)
+			},
+		}, nil
+	case protoObject:
+		return &codec[T]{form: "protobuf", encode: encodeProto[T], decode: func(b []byte) (T, error) { return decodeProto(b, newT()) }}, nil
+	}
+	if !cborSafe(elem, map[reflect.Type]bool{}) {
+		return &codec[T]{form: "json", encode: func(obj T) ([]byte, error) { return utiljson.Marshal(obj) },
+			decode: func(b []byte) (T, error) { obj := newT(); return obj, utiljson.Unmarshal(b, obj) }}, nil
+	}
+	return &codec[T]{form: "cbor", encode: encodeCBOR[T], decode: func(b []byte) (T, error) { return decodeCBOR(b, newT()) }}, nil
+}
+
+// The protobuf of an object does not include its apiVersion and kind
+// (the API server sends them in an envelope), and objects decoded by
+// client-go's typed clients have none. When an object has them, its
+// encoded form starts with typeMetaMark and them, so that it decodes to
+// an equal object. 0 is not a valid first byte of a protobuf message.
+const typeMetaMark = 0
+
+func encodeProto[T object.Object](obj T) ([]byte, error) {
+	m := any(obj).(protoObject)
+	var hdr []byte
+	if gvk := obj.GetObjectKind().GroupVersionKind(); !gvk.Empty() {
+		apiVersion, kind := gvk.ToAPIVersionAndKind()
+		hdr = append(hdr, typeMetaMark)
+		hdr = binary.AppendUvarint(hdr, uint64(len(apiVersion)))
+		hdr = append(hdr, apiVersion...)
+		hdr = binary.AppendUvarint(hdr, uint64(len(kind)))
+		hdr = append(hdr, kind...)
+	}
+	n := m.Size()
+	b := make([]byte, len(hdr)+n)
+	copy(b, hdr)
+	if _, err := m.MarshalToSizedBuffer(b[len(hdr):]); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func decodeProto[T object.Object](b []byte, obj T) (T, error) {
+	var gvk schema.GroupVersionKind
+	if len(b) > 0 && b[0] == typeMetaMark {
+		var apiVersion, kind string
+		var ok bool
+		b = b[1:]
+		if apiVersion, b, ok = readString(b); ok {
+			kind, b, ok = readString(b)
+		}
+		if !ok {
+			return obj, fmt.Errorf("malformed apiVersion and kind")
+		}
+		gvk = schema.FromAPIVersionAndKind(apiVersion, kind)
+	}
+	if err := any(obj).(protoObject).Unmarshal(b); err != nil {
+		return obj, err
+	}
+	if !gvk.Empty() {
+		obj.GetObjectKind().SetGroupVersionKind(gvk)
+	}
+	return obj, nil
+}
+
+func readString(b []byte) (string, []byte, bool) {
+	n, size := binary.Uvarint(b)
+	if size <= 0 || uint64(len(b)-size) < n {
+		return "", nil, false
+	}
+	return string(b[size : size+int(n)]), b[size+int(n):], true
+}
+
+// encodeCBOR encodes obj as CBOR, or as JSON if it has managedFields
+// (whose FieldsV1 would come back from CBOR holding CBOR, not JSON) or if
+// CBOR refuses one of its values. A JSON object starts with '{', which is
+// not the first byte of a CBOR map, so each entry says which it is.
+func encodeCBOR[T object.Object](obj T) ([]byte, error) {
+	if len(obj.GetManagedFields()) == 0 {
+		if b, err := direct.Marshal(obj); err == nil {
+			return b, nil
+		}
+	}
+	return utiljson.Marshal(obj)
+}
+
+func decodeCBOR[T object.Object](b []byte, obj T) (T, error) {
+	if len(b) > 0 && b[0] == '{' {
+		return obj, utiljson.Unmarshal(b, obj)
+	}
+	return obj, direct.Unmarshal(b, obj)
+}
+
+// cborSafe reports whether a value of type t comes back from CBOR equal to
+// what it came back as from JSON, which is the API server's form of a
+// custom resource: plain data and the apimachinery types that encode
+// themselves for CBOR as they do for JSON. A type with a JSON or text
+// marshaller of its own may not (runtime.RawExtension keeps its bytes in
+// the form it was decoded from), nor may an interface value, so a kind
+// with either is kept as JSON. FieldsV1 is safe only when empty:
+// encodeCBOR checks.
+func cborSafe(t reflect.Type, seen map[reflect.Type]bool) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem() // a pointer has its element's methods too
+	}
+	if safe, known := cborTypes[t]; known {
+		return safe
+	}
+	if seen[t] {
+		return true // a recursive type: its other fields decide
+	}
+	seen[t] = true
+	pt := reflect.PointerTo(t)
+	for _, m := range customMarshalers {
+		if t.Implements(m) || pt.Implements(m) {
+			return false
+		}
+	}
+	switch t.Kind() {
+	case reflect.Interface, reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer, reflect.Uintptr:
+		return false
+	case reflect.Slice, reflect.Array:
+		return cborSafe(t.Elem(), seen)
+	case reflect.Map:
+		return cborSafe(t.Key(), seen) && cborSafe(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if (f.IsExported() || f.Anonymous) && f.Tag.Get("json") != "-" && !cborSafe(f.Type, seen) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var cborTypes = map[reflect.Type]bool{
+	reflect.TypeFor[metav1.Time]():          true,
+	reflect.TypeFor[metav1.MicroTime]():     true,
+	reflect.TypeFor[resource.Quantity]():    true,
+	reflect.TypeFor[intstr.IntOrString]():   true,
+	reflect.TypeFor[metav1.FieldsV1]():      true, // see encodeCBOR
+	reflect.TypeFor[runtime.RawExtension](): false,
+}
+
+var customMarshalers = []reflect.Type{
+	reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler](),
+	reflect.TypeFor[encoding.TextMarshaler](), reflect.TypeFor[encoding.TextUnmarshaler](),
+}
