@@ -45,6 +45,25 @@ func TestWithShardingErrors(t *testing.T) {
 
 func nopReconcile(context.Context, Request) (Result, error) { return Result{}, nil }
 
+// startSharded starts a controller sharded over ring by hashOf, fed reqs
+// once by a synced source, and stops it at the test's end.
+func startSharded(t *testing.T, r Reconciler, ring *shard.Ring, hashOf ShardHashFunc, reqs ...Request) {
+	t.Helper()
+	c, err := New("sharded", r, WithSharding(ring, hashOf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &fakeSource{reqs: reqs}
+	src.synced.Store(true)
+	if err := c.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); _ = c.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+}
+
 // startTestRing starts replica id of ring "ring" in namespace ns, with
 // short lease timings, and returns it with the func that stops it
 // (releasing its Lease), also called at the test's end.
@@ -115,19 +134,7 @@ func TestShardedControllerParksAndDrops(t *testing.T) {
 		calls = append(calls, r.Name+" "+reconcile.ReasonsFrom(ctx).String())
 		return Result{}, nil
 	})
-	c, err := New("sharded", rec, WithSharding(b, hashOf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &fakeSource{reqs: []Request{req("parked"), req("dropped"), req("unknown")}}
-	src.synced.Store(true)
-	if err := c.Watch(src); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { defer close(stopped); _ = c.Start(ctx) }()
-	defer func() { cancel(); <-stopped }()
+	startSharded(t, rec, b, hashOf, req("parked"), req("dropped"), req("unknown"))
 
 	testkit.Eventually(t, 30*time.Second, "every request taken", func() bool { return looked.Load() >= 3 })
 	if b.MayStart(hb) {
@@ -172,19 +179,7 @@ func TestShardedControllerRetakesWhatItRegains(t *testing.T) {
 		reconciled <- r
 		return Result{}, nil
 	})
-	c, err := New("sharded", rec, WithSharding(b, hashOf))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := &fakeSource{reqs: []Request{req("regained")}}
-	src.synced.Store(true)
-	if err := c.Watch(src); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	go func() { defer close(stopped); _ = c.Start(ctx) }()
-	defer func() { cancel(); <-stopped }()
+	startSharded(t, rec, b, hashOf, req("regained"))
 
 	testkit.Eventually(t, 30*time.Second, "the request taken", func() bool { return looked.Load() >= 1 })
 	select {

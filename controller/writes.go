@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -43,6 +44,10 @@ type writeGate struct {
 	echoAt  int              // the echoes' sweep threshold
 	flights map[Request]*flight
 	closed  bool
+	// tracked is len(echoes) + len(flights), kept under mu, so that an
+	// update event skips mu when nothing is tracked: the steady state of
+	// a controller whose reconciles run at priority 0.
+	tracked atomic.Int32
 }
 
 // flight is a reconcile in progress whose echoes are tracked: the adds of
@@ -122,6 +127,7 @@ func (g *writeGate) record(req Request, prio int, w reconcile.Write) {
 		if len(g.echoes) >= g.echoAt {
 			g.sweepEchoes(now)
 		}
+		g.count()
 	}
 	if !g.gate {
 		return
@@ -309,6 +315,9 @@ func (p *pendingWrites) stop() {
 // is done, so it is handed out again as an add during the reconcile would
 // be), unless it turns out to be an echo that is dropped.
 func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
+	if g.tracked.Load() == 0 {
+		return false
+	}
 	g.mu.Lock()
 	if f, ok := g.flights[req]; ok {
 		f.later = append(f.later, e)
@@ -316,6 +325,7 @@ func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
 		return true
 	}
 	add, handled := g.echoLocked(req, &e)
+	g.count()
 	g.mu.Unlock()
 	if handled && add {
 		handler.AddWithOpts(e.q, e.o, req)
@@ -357,6 +367,7 @@ func (g *writeGate) begin(req Request, prio int) {
 	}
 	g.mu.Lock()
 	g.flights[req] = &flight{}
+	g.count()
 	g.mu.Unlock()
 }
 
@@ -379,6 +390,7 @@ func (g *writeGate) end(req Request) {
 			adds = append(adds, e)
 		}
 	}
+	g.count()
 	g.mu.Unlock()
 	for _, e := range adds {
 		handler.AddWithOpts(e.q, e.o, req)
@@ -395,4 +407,8 @@ func (g *writeGate) close() {
 	}
 	clear(g.pending)
 	clear(g.echoes)
+	g.count()
 }
+
+// count records how many echoes and flights are tracked; g.mu is held.
+func (g *writeGate) count() { g.tracked.Store(int32(len(g.echoes) + len(g.flights))) }
