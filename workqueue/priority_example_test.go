@@ -74,8 +74,9 @@ func ExamplePriorityQueue_GetWithReasons() {
 	// default/web true true false
 }
 
-// An item that has waited MaxWait goes ahead of every priority, so a
-// stream of higher-priority work cannot hold it back for ever.
+// An item that has waited MaxWait is overdue and takes turns with the
+// items of every priority, so a stream of higher-priority work cannot
+// hold it back for ever.
 func ExampleWithMaxWait() {
 	clock := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	q := workqueue.NewPriority(workqueue.DefaultControllerRateLimiter[string](),
