@@ -91,8 +91,9 @@ func (k *uidKeys[T]) hash(req controller.Request) (uint64, bool) {
 }
 
 // remembering is the For kind's handler, which notes the uid of each
-// deleted object before it enqueues the deletion, and forgets it when an
-// object of that name comes back.
+// deleted object as the deletion's request is queued (not when a
+// predicate filters it out, which would leave the note behind), and
+// forgets it when an object of that name comes back.
 type remembering[T object.Object] struct {
 	handler.EventHandler[T]
 	k *uidKeys[T]
@@ -105,11 +106,29 @@ func (r *remembering[T]) Create(ctx context.Context, e event.Create[T], q handle
 
 func (r *remembering[T]) Delete(ctx context.Context, e event.Delete[T], q handler.Queue) {
 	if !event.IsNil(e.Object) && e.Object.GetUID() != "" {
-		r.k.mu.Lock()
-		r.k.deleted[controller.Request{NamespacedName: e.Key}] = shard.Hash(string(e.Object.GetUID()))
-		r.k.mu.Unlock()
+		q = &noting[T]{q: q, k: r.k, req: controller.Request{NamespacedName: e.Key}, hash: shard.Hash(string(e.Object.GetUID()))}
 	}
 	r.EventHandler.Delete(ctx, e, q)
+}
+
+// noting is the queue a deletion's event goes to: it notes the deleted
+// object's hash when the handler queues its request.
+type noting[T object.Object] struct {
+	q    handler.Queue
+	k    *uidKeys[T]
+	req  controller.Request
+	hash uint64
+}
+
+func (n *noting[T]) Add(req controller.Request) { n.AddWithOpts(handler.AddOpts{}, req) }
+
+func (n *noting[T]) AddWithOpts(o handler.AddOpts, req controller.Request) {
+	if req == n.req {
+		n.k.mu.Lock()
+		n.k.deleted[req] = n.hash
+		n.k.mu.Unlock()
+	}
+	handler.AddWithOpts(n.q, o, req)
 }
 
 func (r *remembering[T]) forget(obj T) {
