@@ -48,8 +48,13 @@ type Item[T object.Object] struct {
 // queued at that moment, so the consumer can apply a relist atomically.
 type Batch[T object.Object] struct {
 	Items []Item[T]
-	// InitialList is set on the batch made by the first Replace.
+	// InitialList is set on the batch made by the first Replace, and on
+	// the batches of that list's parts (AppendList).
 	InitialList bool
+	// More is set on a batch of a list's parts (AppendList) that the list
+	// has not ended with: more of it follows in later batches. A consumer
+	// counts a list as applied at the batch without More.
+	More bool
 }
 
 // KnownObjects is the consumer's view of what it has stored, which Replace

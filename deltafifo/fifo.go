@@ -29,6 +29,13 @@ type FIFO[T object.Object] struct {
 	batch        bool
 	batchLen     int
 	batchInitial bool
+	batchMore    bool // the batch is a part of a list (AppendList)
+
+	// listing is set between a list's first AppendList and the Replace
+	// that ends it; listKeys holds the keys of its parts when deletions
+	// will have to be inferred (see startList).
+	listing  bool
+	listKeys map[string]struct{}
 
 	// direct is a Replace batch built straight into Items, without per-key
 	// entries: the fast path when nothing was queued or known (the initial

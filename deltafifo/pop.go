@@ -45,7 +45,7 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 		return err // the store is where it was: no progress to report
 	}
 	f.recycle()
-	if b.InitialList {
+	if b.InitialList && !b.More {
 		f.synced = true
 	}
 	if len(f.popped) > 4096 {
@@ -66,8 +66,8 @@ func (f *FIFO[T]) Pop(ctx context.Context, process func(Batch[T]) error) error {
 func (f *FIFO[T]) take() Batch[T] {
 	n, b := 1, Batch[T]{}
 	if f.batch {
-		n, b.InitialList = f.batchLen, f.batchInitial
-		f.batch, f.batchLen, f.batchInitial = false, 0, false
+		n, b.InitialList, b.More = f.batchLen, f.batchInitial, f.batchMore
+		f.batch, f.batchLen, f.batchInitial, f.batchMore = false, 0, false, false
 	}
 	items := f.popped[:0]
 	if f.direct != nil {
@@ -112,8 +112,8 @@ func (f *FIFO[T]) requeue(b Batch[T]) {
 		f.entries[it.Key] = &entry[T]{deltas: append([]Delta[T](nil), it.Deltas...), rvBefore: f.inFlightRV}
 	}
 	f.order.moveToFront(keys)
-	if len(b.Items) > 1 || b.InitialList {
-		f.batch, f.batchLen, f.batchInitial = true, len(b.Items), b.InitialList
+	if len(b.Items) > 1 || b.InitialList || b.More {
+		f.batch, f.batchLen, f.batchInitial, f.batchMore = true, len(b.Items), b.InitialList, b.More
 	}
 	f.popped = nil // the batch's slices now belong to the entries
 	f.cond.Signal()

@@ -30,23 +30,29 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.waitIdle()
-	f.materialize()
-	// Deletions are possible only if something is known or queued; on the
-	// initial list neither is, and the set of listed keys is not needed.
+	parts, partKeys := f.listing, f.listKeys // the list's earlier parts (AppendList)
+	f.listing, f.listKeys = false, nil
+	// Deletions are possible only if something is known or queued besides
+	// the list's own parts; on the initial list nothing is, and the set of
+	// listed keys is not needed.
 	var knownKeys []string
-	if f.known != nil {
+	if f.known != nil && (!parts || partKeys != nil) {
 		knownKeys = f.known.ListKeys()
 	}
 	var listed map[string]struct{}
-	if len(knownKeys) > 0 || f.order.len() > 0 {
-		listed = make(map[string]struct{}, len(list))
+	if (len(knownKeys) > 0 || f.order.len() > 0 || f.direct != nil) && (!parts || partKeys != nil) {
+		listed = partKeys
+		if listed == nil {
+			listed = make(map[string]struct{}, len(list))
+		}
 		for _, key := range keys {
 			listed[key] = struct{}{}
 		}
 	}
-	if listed == nil && !f.batch {
-		f.direct, f.directRV = directBatch(list, keys), f.latestRV
+	if listed == nil && f.order.len() == 0 && (f.direct == nil || parts) {
+		f.direct, f.directRV = append(f.direct, directBatch(list, keys)...), f.latestRV
 	} else {
+		f.materialize()
 		for i, obj := range list {
 			if keys[i] != "" {
 				f.queue(keys[i], Delta[T]{Type: Replaced, Object: obj})
@@ -58,7 +64,7 @@ func (f *FIFO[T]) Replace(list []T, resourceVersion string) error {
 	}
 
 	f.latestRV = resourceVersion
-	f.batch, f.batchLen = true, f.order.len()
+	f.batch, f.batchLen, f.batchMore = true, f.order.len(), false
 	if !f.populated {
 		f.populated, f.batchInitial = true, true
 	}

@@ -69,7 +69,7 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 			}
 		}
 	}
-	if b.InitialList {
+	if b.InitialList && !b.More {
 		src.listApplied = true // reported by listDone once the FIFO lets go of the list
 	}
 	if !chunk {

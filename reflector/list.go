@@ -69,7 +69,7 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.Re
 	if rv == "0" {
 		opts.Limit = 0 // served from the watch cache, which does not page
 	}
-	var items []T
+	items := r.newListBuffer()
 	for {
 		list, err := r.lw.List(ctx, opts)
 		if err != nil {
@@ -87,8 +87,8 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.Re
 		if err != nil {
 			return nil, "", fmt.Errorf("extracting items of %T: %w", list, err)
 		}
-		if items == nil {
-			items = make([]T, 0, len(objs))
+		if items.first && items.items == nil {
+			items.items = make([]T, 0, len(objs))
 			r.noteShardInfo(f, list, lm)
 		}
 		for _, o := range objs {
@@ -97,12 +97,13 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string, match metav1.Re
 				r.report(err)
 			}
 			if ok {
-				items = append(items, t)
+				items.items = append(items.items, t)
 			}
 		}
 		if lm.GetContinue() == "" {
-			return items, lm.GetResourceVersion(), nil
+			return items.items, lm.GetResourceVersion(), nil
 		}
+		items.endPart() // a page's objects share one array: hand them over together
 		// Later pages carry only the token (the server rejects a
 		// resourceVersion or resourceVersionMatch beside it) and, as label
 		// selectors do, the shard selector, which the token does not hold.

@@ -33,8 +33,15 @@ type harness struct {
 
 func start(t *testing.T, lw ListerWatcher, opts ...Option) *harness {
 	t.Helper()
+	return startWith(t, lw, func(s *recStore) Store[CM] { return s }, opts...)
+}
+
+// startWith starts a reflector into the store wrap makes of the harness's
+// recording store.
+func startWith(t *testing.T, lw ListerWatcher, wrap func(*recStore) Store[CM], opts ...Option) *harness {
+	t.Helper()
 	h := &harness{store: newRecStore(), clock: clocktesting.NewFakeClock(time.Now())}
-	r, err := New[CM](lw, h.store, append([]Option{WithClock(h.clock), WithWatchTimeout(time.Minute, 2*time.Minute)}, opts...)...)
+	r, err := New[CM](lw, wrap(h.store), append([]Option{WithClock(h.clock), WithWatchTimeout(time.Minute, 2*time.Minute)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

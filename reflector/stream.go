@@ -77,7 +77,7 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter
 	}
 	defer w.Stop()
 
-	var items []T
+	items := r.newListBuffer()
 	guard := r.o.clock.NewTimer(r.o.streamGuard)
 	defer guard.Stop()
 	for {
@@ -91,12 +91,12 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter
 				return fmt.Errorf("%w: stream closed before the initial-events-end bookmark", errStreamUnsupported)
 			}
 			guard.Reset(r.o.streamGuard)
-			done, err := r.collect(ev, &items, f)
+			done, err := r.collect(ev, items, f)
 			if err != nil {
 				return err
 			}
 			if done != "" {
-				if err := r.replace(items, done, f); err != nil {
+				if err := r.replace(items.items, done, f); err != nil {
 					return err
 				}
 				return r.consume(ctx, w, f)
@@ -107,7 +107,7 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter
 
 // collect takes one event of the initial stream. It returns the list's
 // resourceVersion once the closing bookmark arrives.
-func (r *Reflector[T]) collect(ev watch.Event, items *[]T, f *shardFilter) (endRV string, err error) {
+func (r *Reflector[T]) collect(ev watch.Event, items *listBuffer[T], f *shardFilter) (endRV string, err error) {
 	switch ev.Type {
 	case watch.Added:
 		t, ok, err := r.typed(ev.Object, f)
@@ -115,7 +115,7 @@ func (r *Reflector[T]) collect(ev watch.Event, items *[]T, f *shardFilter) (endR
 			r.report(err)
 		}
 		if ok {
-			*items = append(*items, t)
+			items.add(t)
 		}
 		return "", nil
 	case watch.Bookmark:
