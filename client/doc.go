@@ -11,11 +11,13 @@
 // seen a moment later, as the next event. Writes go straight to the API server, carrying the
 // resourceVersion of the object given, so a write based on a stale read
 // fails with 409 Conflict instead of losing someone else's change. Every
-// write returns the object the server stored.
+// write returns the object the server stored. A read returns an object of
+// the caller's own, since caches are compact by default (see package
+// informer); from a shared cache (informer.WithCompact(false)) it is the
+// cache's own object: DeepCopy it before changing it.
 //
 //	deployments, err := client.For[*appsv1.Deployment](mgr.Factory(), "")
-//	d, err := deployments.Get(ctx, "default", "web")   // from the cache
-//	d = d.DeepCopy()                                     // cached objects are shared
+//	d, err := deployments.Get(ctx, "default", "web")   // from the cache: d is yours
 //	d.Spec.Replicas = ptr.To[int32](3)
 //	d, err = deployments.Update(ctx, d)                  // to the API server
 //

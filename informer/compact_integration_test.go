@@ -83,13 +83,20 @@ func TestCompactCacheAgainstAPIServer(t *testing.T) {
 
 	cfg := rest.CopyConfig(env.Config)
 	cfg.ContentType = runtime.ContentTypeProtobuf
-	f := newFactory(t, cfg, clientgoscheme.Scheme, informer.WithKind(schema.GroupKind{Kind: "ConfigMap"}, informer.KindOptions{Compact: true}))
+	f := newFactory(t, cfg, clientgoscheme.Scheme, informer.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Shared: true}))
 	inf, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !inf.Cache().Compact() {
-		t.Fatal("KindOptions.Compact did not make the cache compact")
+		t.Fatal("a factory's cache is not compact by default")
+	}
+	secrets, err := informer.For[*corev1.Secret](f, ns, object.Selector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if secrets.Cache().Compact() {
+		t.Fatal("KindOptions.Shared did not keep the kind's cache shared")
 	}
 	if err := inf.AddIndex("app", func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Labels["app"]}, nil }); err != nil {
 		t.Fatal(err)
@@ -177,7 +184,7 @@ func TestCompactUnstructuredAgainstAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := newFactory(t, env.Config, clientgoscheme.Scheme, informer.WithCompact(true))
+	f := newFactory(t, env.Config, clientgoscheme.Scheme)
 	inf, err := informer.ForUnstructured(f, widgets.GroupVersion().WithKind("Widget"), ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)

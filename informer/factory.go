@@ -176,7 +176,7 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 	}
 	inf := newFed[T](namespaces, lws,
 		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...),
-			WithCompact(f.o.compact || f.o.kinds[key.gvk.GroupKind()].Compact)})
+			WithCompact(f.o.compact && !f.o.kinds[key.gvk.GroupKind()].Shared)})
 	inf.dropManaged = !f.o.keepManagedFields
 	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
 	inf.shardSelector = f.o.kinds[key.gvk.GroupKind()].ShardSelector

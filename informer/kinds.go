@@ -40,10 +40,10 @@ type KindOptions struct {
 	// a sharded controller's replica caches only its shard of the kind.
 	// Empty: every object. A malformed selector is an error of NewFactory.
 	ShardSelector string
-	// Compact makes the kind's caches compact, as WithCompact does for
-	// every kind: objects kept encoded and decoded on every read, which
-	// returns an object the caller owns.
-	Compact bool
+	// Shared keeps the kind's objects decoded, shared by every reader and
+	// handler, where caches are otherwise compact (WithCompact): reads of
+	// the kind then cost nothing, and must not modify what they get.
+	Shared bool
 	// Uncached makes clients of the kind (package client) read from the
 	// API server instead of a cache: no informer is created for them, so
 	// the operator needs no list or watch permission on the kind and holds

@@ -104,12 +104,17 @@ func TestRelistOfOneNamespaceKeepsTheOthers(t *testing.T) {
 }
 
 // heldLW passes List and Watch to a real ListerWatcher, except while held,
-// when they wait: a client cut off from the API server. It counts lists.
+// when they wait: a client cut off from the API server. hold also ends the
+// watch it handed out last, for certain: a dropped connection alone may
+// leave a stream delivering for a while. It counts lists, and the calls
+// waiting at the gate.
 type heldLW struct {
-	lw    reflector.ListerWatcher
-	lists atomic.Int32
-	mu    sync.Mutex
-	gate  chan struct{} // closed: not held
+	lw      reflector.ListerWatcher
+	lists   atomic.Int32
+	waiting atomic.Int32
+	mu      sync.Mutex
+	gate    chan struct{} // closed: not held
+	watch   watch.Interface
 }
 
 func newHeldLW(lw reflector.ListerWatcher) *heldLW {
@@ -118,13 +123,29 @@ func newHeldLW(lw reflector.ListerWatcher) *heldLW {
 	return h
 }
 
-func (h *heldLW) hold()    { h.mu.Lock(); h.gate = make(chan struct{}); h.mu.Unlock() }
+func (h *heldLW) hold() {
+	h.mu.Lock()
+	h.gate = make(chan struct{})
+	w := h.watch
+	h.mu.Unlock()
+	if w != nil {
+		w.Stop()
+	}
+}
+
 func (h *heldLW) release() { h.mu.Lock(); close(h.gate); h.mu.Unlock() }
 
 func (h *heldLW) wait(ctx context.Context) error {
 	h.mu.Lock()
 	gate := h.gate
 	h.mu.Unlock()
+	select {
+	case <-gate:
+		return nil
+	default:
+	}
+	h.waiting.Add(1)
+	defer h.waiting.Add(-1)
 	select {
 	case <-gate:
 		return nil
@@ -145,7 +166,19 @@ func (h *heldLW) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interfa
 	if err := h.wait(ctx); err != nil {
 		return nil, err
 	}
-	return h.lw.Watch(ctx, o)
+	w, err := h.lw.Watch(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.watch = w
+	select {
+	case <-h.gate:
+	default:
+		w.Stop() // held while this watch was being opened
+	}
+	return w, nil
 }
 
 // The same on a real API server: namespace a's client is cut off while
@@ -180,6 +213,7 @@ func TestRelistOfOneNamespaceOnARealServer(t *testing.T) {
 	}
 
 	lwA.hold()
+	testkit.Eventually(t, 30*time.Second, "namespace a's reflector cut off", func() bool { return lwA.waiting.Load() > 0 })
 	env.DropConnections()
 	// The test's own connection was cut too: retry until it is back.
 	testkit.Eventually(t, 30*time.Second, "a write after the cut", func() error {

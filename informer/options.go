@@ -34,7 +34,7 @@ type options struct {
 }
 
 func newOptions(opts []Option) *options {
-	o := &options{log: logr.Discard(), clock: clock.RealClock{}, syncTimeout: 2 * time.Minute}
+	o := &options{log: logr.Discard(), clock: clock.RealClock{}, syncTimeout: 2 * time.Minute, compact: true}
 	for _, opt := range opts {
 		opt(o)
 	}
@@ -107,18 +107,20 @@ func WithKeepManagedFields(keep bool) Option {
 	return func(o *options) { o.keepManagedFields = keep }
 }
 
-// WithCompact(true) makes an informer's cache compact (New), or every
-// cache of a Factory (NewFactory; KindOptions.Compact does it for one
-// kind): each object is kept encoded — protobuf for the built-in kinds,
-// CBOR (or JSON, where CBOR cannot encode a field) for custom resources'
-// Go types, JSON for Unstructured — with the values of its indexes
-// extracted when it is stored, and decoded on every read. A ConfigMap then
-// takes about 40% of the heap it takes decoded. Reads (Cache.Get, List,
-// ByIndex, package client's reads, listers over Cache.Indexer) return
-// objects the caller owns and may modify, as controller-runtime's cached
-// client does by default by deep-copying; they cost a decode, or a
-// DeepCopy for the last few hundred objects stored, which are kept
-// decoded. Handlers still get decoded objects (see "Compact caches" in the
-// package documentation). The default (false) keeps the decoded objects,
-// shared by every reader and handler.
+// WithCompact sets whether an informer's cache is compact (New), or every
+// cache of a Factory is (NewFactory; KindOptions.Shared makes one kind's
+// shared); the default is true. A compact cache keeps each object encoded
+// — protobuf for the built-in kinds, CBOR (or JSON, where CBOR cannot
+// encode a field) for custom resources' Go types, JSON for Unstructured —
+// with the values of its indexes extracted when it is stored, and decodes
+// it on every read. A ConfigMap then takes about 40% of the heap it takes
+// decoded. Reads (Cache.Get, List, ByIndex, package client's reads,
+// listers over Cache.Indexer) return objects the caller owns and may
+// modify, as controller-runtime's cached client does by default by
+// deep-copying; they cost a decode, or a DeepCopy for the last few
+// hundred objects stored, which are kept decoded. Handlers still get
+// decoded objects (see "Compact caches" in the package documentation).
+// WithCompact(false) keeps the decoded objects instead, shared by every
+// reader and handler: reads cost nothing, and must not modify what they
+// get.
 func WithCompact(compact bool) Option { return func(o *options) { o.compact = compact } }

@@ -107,7 +107,7 @@ func main() {
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: typed (write with client-go's typed client, "+
 		"which records no writes, instead of steady's client), echoes (drop own-write echoes), nogate (read-your-writes off), "+
-		"nopq (the plain work queue), compact (compact caches: informer.WithCompact, reads without DeepCopy); empty for steady's defaults")
+		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing); empty for steady's defaults")
 	flag.Parse()
 	var err error
 	if c.kind, err = e2e.ParseKind(*kind); err != nil {

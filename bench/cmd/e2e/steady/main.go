@@ -34,7 +34,7 @@ func main() { e2e.Main("steady", start) }
 // logic says so, writes the observed annotation to the API server with
 // write.
 type reconciler[T object.Object] struct {
-	cache *informer.Cache[T] // compact with -steady compact
+	cache *informer.Cache[T] // compact unless -steady shared
 	write func(context.Context, T) error
 	logic *e2e.Logic
 }
@@ -164,8 +164,9 @@ func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 	for _, name := range strings.Split(s, ",") {
 		switch name {
 		case "", "client", "typed":
-		case "compact":
-			fopts = append(fopts, informer.WithCompact(true))
+		case "compact": // the default; accepted for older command lines
+		case "shared":
+			fopts = append(fopts, informer.WithCompact(false))
 		case "echoes":
 			opts = append(opts, controller.WithDropOwnEchoes(true))
 		case "nogate":
@@ -173,7 +174,7 @@ func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
 		default:
-			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, compact, echoes, nogate or nopq)", s, name)
+			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, shared, echoes, nogate or nopq)", s, name)
 		}
 	}
 	return opts, fopts, nil
