@@ -42,7 +42,7 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk)
+			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk, len(b.Items) <= maxDecodedChunk)
 			if err != nil {
 				errs = append(errs, err) // an IndexFunc's: the change still counts
 			}
@@ -100,12 +100,19 @@ func (inf *Informer[T]) listDone(src *source[T]) {
 	}
 }
 
+// maxDecodedChunk is the most objects a compact cache's chunk carries
+// decoded, beside their encoding: a part of the first list (see
+// reflector.ListAppender) then reaches handlers without being decoded
+// again, while a whole relist's chunk holds no decoded objects.
+const maxDecodedChunk = 1024
+
 // applyDelta changes the cache (whose write lock is held) for one delta and
 // returns the notification handlers should get, if any. A create in a
-// chunk (a list) from a compact cache comes without its object, and with
-// the object's encoding instead: the chunk then does not keep every object
-// of the list decoded until each handler has had it.
-func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk bool) (n notification[T], data []byte, ok bool, err error) {
+// chunk (a list) from a compact cache comes with the object's encoding,
+// and without its object unless keepDecoded: a chunk of a large list then
+// does not keep every object of the list decoded until each handler has
+// had it.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, chunk, keepDecoded bool) (n notification[T], data []byte, ok bool, err error) {
 	c := inf.cache
 	if d.Type == deltafifo.Deleted {
 		old := c.remove(key)
@@ -123,6 +130,8 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, ch
 	switch {
 	case old.notStored:
 		return n, nil, false, err // not cached: no event about it either
+	case !old.existed && chunk && old.stored != nil && keepDecoded:
+		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, old.stored, true, err
 	case !old.existed && chunk && old.stored != nil:
 		return notification[T]{kind: kindCreate, initial: initial}, old.stored, true, err
 	case !old.existed:

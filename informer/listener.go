@@ -31,7 +31,8 @@ type notification[T object.Object] struct {
 
 // encodedChange is a change in a compact cache's chunk. If data is set, it
 // is the object (for a create, obj; for a resync's update, old and obj)
-// as the cache keeps it, which each handler decodes as it is delivered: a
+// as the cache keeps it, which each handler decodes as it is delivered
+// unless the notification carries the object too (a small chunk): a
 // chunk of a whole list then holds no decoded objects.
 type encodedChange[T object.Object] struct {
 	change[T]
@@ -247,7 +248,7 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 // notification of this handler's own (the chunk is shared), and delivers it.
 func (l *listener[T]) deliverEncoded(c *encodedChange[T]) {
 	n := c.n
-	if c.data != nil {
+	if c.data != nil && event.IsNil(n.obj) {
 		obj, err := l.decode(c.data)
 		if err != nil {
 			l.log.Error(err, "informer event dropped: its object does not decode from the compact cache", "key", c.key)
