@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/go-logr/logr"
 
@@ -101,7 +100,7 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	var q handler.PriorityQueue = c.queue
 	if _, ok := c.opts.reconcileMetrics.(EventLatencyMetrics); ok {
-		c.times = &eventTimes{clock: c.opts.clock, first: map[Request]time.Time{}}
+		c.times = newEventTimes(c.opts.clock)
 		q = stampedQueue{q: c.queue, times: c.times}
 	}
 	c.q, c.attachCtx = q, ctx

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"hash/maphash"
 	"sync"
 	"time"
 
@@ -21,11 +22,21 @@ type EventLatencyMetrics interface {
 
 // eventTimes remembers when an event first asked for each waiting request.
 // Later events for the same waiting request do not move the time: the
-// latency is that of the oldest change the reconcile picks up.
+// latency is that of the oldest change the reconcile picks up. Every
+// request of an initial list waits at once, so an entry is kept small: the
+// request's 64-bit hash (two requests colliding would swap a latency
+// sample, at odds of one in 10^11 among 10,000 waiting) and nanoseconds
+// since base, 16 bytes against 56 for a Request and a time.Time.
 type eventTimes struct {
 	clock clock.PassiveClock
+	base  time.Time
+	seed  maphash.Seed
 	mu    sync.Mutex
-	first map[Request]time.Time
+	first map[uint64]int64
+}
+
+func newEventTimes(c clock.PassiveClock) *eventTimes {
+	return &eventTimes{clock: c, base: c.Now(), seed: maphash.MakeSeed(), first: map[uint64]int64{}}
 }
 
 // stampedQueue is the queue sources see when latency is measured.
@@ -37,11 +48,13 @@ type stampedQueue struct {
 func (q stampedQueue) Add(req Request) { q.AddWithOpts(handler.AddOpts{}, req) }
 
 func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
-	q.times.mu.Lock()
-	if _, ok := q.times.first[req]; !ok {
-		q.times.first[req] = q.times.clock.Now()
+	t := q.times
+	h, now := maphash.Comparable(t.seed, req), int64(t.clock.Since(t.base))
+	t.mu.Lock()
+	if _, ok := t.first[h]; !ok {
+		t.first[h] = now
 	}
-	q.times.mu.Unlock()
+	t.mu.Unlock()
 	q.q.AddWithOpts(o, req)
 }
 
@@ -54,12 +67,13 @@ func (q stampedQueue) ownEcho(req Request, e echoEvent) bool {
 
 // take returns how long ago an event asked for req, and forgets it.
 func (t *eventTimes) take(req Request) (time.Duration, bool) {
+	h := maphash.Comparable(t.seed, req)
 	t.mu.Lock()
-	at, ok := t.first[req]
-	delete(t.first, req)
+	at, ok := t.first[h]
+	delete(t.first, h)
 	t.mu.Unlock()
 	if !ok {
 		return 0, false
 	}
-	return t.clock.Since(at), true
+	return t.clock.Since(t.base) - time.Duration(at), true
 }
