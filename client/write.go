@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/steadyctl/steady/internal/cborwire"
 	"github.com/steadyctl/steady/object"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,9 +17,10 @@ func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOpti
 		var zero T
 		return zero, err
 	}
-	req := c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-		VersionedParams(first(opts), c.params).Body(obj)
-	return c.write(ctx, req, "create", obj.GetNamespace(), obj.GetName())
+	return c.send(ctx, obj, "create", func() *rest.Request {
+		return c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
+			VersionedParams(first(opts), c.params)
+	})
 }
 
 // Update replaces obj and returns the object the server stored, failing
@@ -82,13 +84,18 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 		var zero T
 		return zero, err
 	}
-	req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-		Name(obj.GetName()).VersionedParams(first(opts), c.params).Body(obj)
 	verb := "update"
 	if sub != "" {
-		req, verb = req.SubResource(sub), "update "+sub+" of"
+		verb = "update " + sub + " of"
 	}
-	return c.write(ctx, req, verb, obj.GetNamespace(), obj.GetName())
+	return c.send(ctx, obj, verb, func() *rest.Request {
+		req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
+			Name(obj.GetName()).VersionedParams(first(opts), c.params)
+		if sub != "" {
+			req = req.SubResource(sub)
+		}
+		return req
+	})
 }
 
 // patch sends a patch of namespace/name or its subresource sub; verb
@@ -109,6 +116,20 @@ func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, 
 		var zero T
 		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
 	}
+	return out, nil
+}
+
+// send sends the write that build begins with obj as its body, encoded
+// as the client's REST client writes (CBOR where it prefers it and the
+// server serves it, see cborwire.Do), and records it as write does; verb
+// is for errors.
+func (c *Client[T]) send(ctx context.Context, obj T, verb string, build func() *rest.Request) (T, error) {
+	out := c.newObj()
+	if err := cborwire.Do(ctx, c.rest, obj, out, build); err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(obj.GetNamespace(), obj.GetName()), err)
+	}
+	c.recordWrite(ctx, out)
 	return out, nil
 }
 

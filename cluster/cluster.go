@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/steadyctl/steady/internal/cborwire"
 )
 
 // Cluster holds the clients of one API server. Its methods are safe for
@@ -24,6 +26,7 @@ import (
 type Cluster struct {
 	cfg    *rest.Config
 	scheme *runtime.Scheme
+	cbor   bool // see WithCBOR
 	codecs runtime.NegotiatedSerializer
 	params runtime.ParameterCodec
 	mapper meta.ResettableRESTMapper
@@ -38,7 +41,10 @@ type Cluster struct {
 // Option configures a Cluster.
 type Option func(*options)
 
-type options struct{ scheme *runtime.Scheme }
+type options struct {
+	scheme *runtime.Scheme
+	cbor   bool
+}
 
 // WithScheme sets the scheme that maps Go types to kinds (default
 // client-go's kubernetes/scheme.Scheme, the built-in kinds). Custom
@@ -52,7 +58,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("cluster: nil rest.Config")
 	}
-	o := options{scheme: scheme.Scheme}
+	o := options{scheme: scheme.Scheme, cbor: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -74,6 +80,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	return &Cluster{
 		cfg:    rest.CopyConfig(cfg),
 		scheme: o.scheme,
+		cbor:   o.cbor,
 		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
 		params: runtime.NewParameterCodec(o.scheme),
 		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
@@ -125,9 +132,18 @@ func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
 // does. It speaks the config's content type, except that a config asking
 // for protobuf gets JSON for a group version whose Go types have no
 // protobuf form, such as a custom resource's: the API server serves those
-// as JSON only. Clients are made once per group version and shared.
+// as JSON or CBOR only. For such a group version, unless WithCBOR(false),
+// the client prefers CBOR answers (see the package documentation).
+// Clients are made once per group version and shared.
 func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
-	return c.restClient(restKey{gv: gv, form: "typed"}, func(cfg *rest.Config) *rest.Config {
+	key := restKey{gv: gv, form: "typed"}
+	if c.prefersCBOR(gv) {
+		return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
+			c.jsonUnlessProtobuf(cfg, gv)
+			return cborwire.New(cfg, c.scheme)
+		})
+	}
+	return c.restClient(key, func(cfg *rest.Config) *rest.Config {
 		cfg.NegotiatedSerializer = c.codecs
 		c.jsonUnlessProtobuf(cfg, gv)
 		return cfg
@@ -144,12 +160,24 @@ type restKey struct {
 // restClient returns the REST client key names, made on first use from
 // the cluster's config as configure sets it up.
 func (c *Cluster) restClient(key restKey, configure func(*rest.Config) *rest.Config) (rest.Interface, error) {
+	return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
+		rc, err := rest.RESTClientFor(configure(cfg))
+		if err != nil {
+			return nil, err
+		}
+		return rc, nil
+	})
+}
+
+// restClientMade returns the REST client key names, which newClient makes on
+// first use from a copy of the cluster's config for key's group version.
+func (c *Cluster) restClientMade(key restKey, newClient func(*rest.Config) (rest.Interface, error)) (rest.Interface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if rc, ok := c.rest[key]; ok {
 		return rc, nil
 	}
-	cfg := configure(rest.CopyConfig(c.cfg))
+	cfg := rest.CopyConfig(c.cfg)
 	cfg.GroupVersion = &key.gv
 	cfg.APIPath = "/apis"
 	if key.gv.Group == "" {
@@ -158,7 +186,7 @@ func (c *Cluster) restClient(key restKey, configure func(*rest.Config) *rest.Con
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	rc, err := rest.RESTClientFor(cfg)
+	rc, err := newClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %s REST client for %s: %w", key.form, key.gv, err)
 	}

@@ -1,21 +1,16 @@
 package informer
 
 import (
-	"encoding"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/cbor/direct"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/steadyctl/steady/internal/cborwire"
 	"github.com/steadyctl/steady/object"
 )
 
@@ -25,7 +20,7 @@ import (
 // and PartialObjectMetadata); CBOR for other typed objects (custom
 // resources' Go types), three times faster to decode than JSON; JSON for
 // Unstructured, and for typed objects whose CBOR would not decode to an
-// equal object (see cborSafe). An object decoded from the cache shares no
+// equal object (see cborwire.Safe). An object decoded from the cache shares no
 // memory with it.
 type codec[T object.Object] struct {
 	form   string // "protobuf", "cbor" or "json", for errors
@@ -60,7 +55,7 @@ func newCodec[T object.Object]() (*codec[T], error) {
 	case protoObject:
 		return &codec[T]{form: "protobuf", encode: encodeProto[T], decode: func(b []byte) (T, error) { return decodeProto(b, newT()) }}, nil
 	}
-	if !cborSafe(elem, map[reflect.Type]bool{}) {
+	if !cborwire.Safe(elem) {
 		return &codec[T]{form: "json", encode: func(obj T) ([]byte, error) { return utiljson.Marshal(obj) },
 			decode: func(b []byte) (T, error) { obj := newT(); return obj, utiljson.Unmarshal(b, obj) }}, nil
 	}
@@ -143,61 +138,4 @@ func decodeCBOR[T object.Object](b []byte, obj T) (T, error) {
 		return obj, utiljson.Unmarshal(b, obj)
 	}
 	return obj, direct.Unmarshal(b, obj)
-}
-
-// cborSafe reports whether a value of type t comes back from CBOR equal to
-// what it came back as from JSON, which is the API server's form of a
-// custom resource: plain data and the apimachinery types that encode
-// themselves for CBOR as they do for JSON. A type with a JSON or text
-// marshaller of its own may not (runtime.RawExtension keeps its bytes in
-// the form it was decoded from), nor may an interface value, so a kind
-// with either is kept as JSON. FieldsV1 is safe only when empty:
-// encodeCBOR checks.
-func cborSafe(t reflect.Type, seen map[reflect.Type]bool) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem() // a pointer has its element's methods too
-	}
-	if safe, known := cborTypes[t]; known {
-		return safe
-	}
-	if seen[t] {
-		return true // a recursive type: its other fields decide
-	}
-	seen[t] = true
-	pt := reflect.PointerTo(t)
-	for _, m := range customMarshalers {
-		if t.Implements(m) || pt.Implements(m) {
-			return false
-		}
-	}
-	switch t.Kind() {
-	case reflect.Interface, reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer, reflect.Uintptr:
-		return false
-	case reflect.Slice, reflect.Array:
-		return cborSafe(t.Elem(), seen)
-	case reflect.Map:
-		return cborSafe(t.Key(), seen) && cborSafe(t.Elem(), seen)
-	case reflect.Struct:
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if (f.IsExported() || f.Anonymous) && f.Tag.Get("json") != "-" && !cborSafe(f.Type, seen) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-var cborTypes = map[reflect.Type]bool{
-	reflect.TypeFor[metav1.Time]():          true,
-	reflect.TypeFor[metav1.MicroTime]():     true,
-	reflect.TypeFor[resource.Quantity]():    true,
-	reflect.TypeFor[intstr.IntOrString]():   true,
-	reflect.TypeFor[metav1.FieldsV1]():      true, // see encodeCBOR
-	reflect.TypeFor[runtime.RawExtension](): false,
-}
-
-var customMarshalers = []reflect.Type{
-	reflect.TypeFor[json.Marshaler](), reflect.TypeFor[json.Unmarshaler](),
-	reflect.TypeFor[encoding.TextMarshaler](), reflect.TypeFor[encoding.TextUnmarshaler](),
 }
