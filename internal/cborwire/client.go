@@ -22,9 +22,9 @@ const Accept = runtime.ContentTypeCBOR + ", " + runtime.ContentTypeJSON + ";q=0.
 
 // What a Client has seen of its group version on the server.
 const (
-	unknown int32 = iota // no answer yet: writes send JSON
-	served               // answered in CBOR
-	notServed            // answered in JSON although CBOR was preferred
+	unknown   int32 = iota // no answer yet: writes send JSON
+	served                 // answered in CBOR
+	notServed              // answered in JSON although CBOR was preferred
 )
 
 // Client is a REST client of one group version that asks for CBOR. It

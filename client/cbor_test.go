@@ -1,0 +1,301 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"mime"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/testkit"
+	"github.com/steadyctl/steady/testenv"
+)
+
+// gizmo is a custom resource's Go type as kubebuilder generates it, with a
+// status subresource.
+type gizmo struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              map[string]string `json:"spec,omitempty"`
+	Status            gizmoStatus       `json:"status,omitempty"`
+}
+
+type gizmoStatus struct {
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+}
+
+func (g *gizmo) DeepCopyObject() runtime.Object {
+	out := *g
+	g.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec = maps.Clone(g.Spec)
+	return &out
+}
+
+type gizmoList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []gizmo `json:"items"`
+}
+
+func (l *gizmoList) DeepCopyObject() runtime.Object {
+	out := *l
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	out.Items = make([]gizmo, len(l.Items))
+	for i := range l.Items {
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*gizmo)
+	}
+	return &out
+}
+
+var gizmoGV = schema.GroupVersion{Group: "cbor.steady.dev", Version: "v1"}
+
+func gizmoScheme(t *testing.T) *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	s.AddKnownTypeWithName(gizmoGV.WithKind("Gizmo"), &gizmo{})
+	s.AddKnownTypeWithName(gizmoGV.WithKind("GizmoList"), &gizmoList{})
+	metav1.AddToGroupVersion(s, gizmoGV)
+	return s
+}
+
+func gizmoCRD() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gizmos." + gizmoGV.Group},
+		"spec": map[string]any{
+			"group": gizmoGV.Group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
+			"versions": []any{map[string]any{
+				"name": gizmoGV.Version, "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						"spec":   map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+						"status": map[string]any{"type": "object", "properties": map[string]any{"observedGeneration": map[string]any{"type": "integer"}}},
+					},
+				}},
+			}},
+		},
+	}}
+}
+
+// exchange is one request to the gizmos resource and its answer's content
+// types.
+type exchange struct{ method, path, sent, answered string }
+
+// recorder notes the content types of the gizmos requests through it.
+type recorder struct {
+	mu  sync.Mutex
+	log []exchange
+}
+
+func (r *recorder) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err == nil && strings.Contains(req.URL.Path, "/gizmos") {
+			r.mu.Lock()
+			r.log = append(r.log, exchange{req.Method, req.URL.Path, mediaType(req.Header.Get("Content-Type")), mediaType(resp.Header.Get("Content-Type"))})
+			r.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+func (r *recorder) exchanges() []exchange {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]exchange(nil), r.log...)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+func mediaType(ct string) string {
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt
+}
+
+// gizmoClient returns a synced client of gizmos in ns over its own cluster
+// and factory (managedFields kept), running until the test ends, and the
+// recorder of its requests.
+func gizmoClient(t *testing.T, env *testenv.Environment, ns string, opts ...cluster.Option) (*client.Client[*gizmo], rest.Interface, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Wrap(rec.wrap)
+	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(gizmoScheme(t))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := informer.NewFactory(c, informer.WithKeepManagedFields(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.For[*gizmo](f, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	startFactory(t, f, ctx, cancel)
+	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
+	defer done()
+	if err := f.WaitForCacheSync(syncCtx); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := c.RESTClientFor(gizmoGV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl, rc, rec
+}
+
+// With the CBORServingAndStorage gate, a custom resource's typed client
+// reads, watches and writes CBOR; without it, JSON; either way every verb
+// round-trips objects equal to those of a client that speaks JSON only,
+// and an informer syncs and sees updates.
+func TestCustomResourcesOverCBOR(t *testing.T) {
+	t.Run("gate", func(t *testing.T) {
+		testCBOR(t, testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=CBORServingAndStorage=true")), true)
+	})
+	t.Run("no-gate", func(t *testing.T) { testCBOR(t, testkit.Env(t), false) })
+}
+
+func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
+	ctx := context.Background()
+	if err := env.InstallCRDs(ctx, gizmoCRD()); err != nil {
+		t.Fatal(err)
+	}
+	ns := env.NewNamespace(t, "cbor-")
+	wire, wireREST, wireRec := gizmoClient(t, env, ns)
+	ref, refREST, refRec := gizmoClient(t, env, ns, cluster.WithCBOR(false))
+
+	// Both caches hold the object at rv, equal to want.
+	same := func(want *gizmo) {
+		t.Helper()
+		for name, c := range map[string]*client.Client[*gizmo]{"cbor": wire, "json": ref} {
+			testkit.Eventually(t, 20*time.Second, name+" cache at rv "+want.ResourceVersion, func() error {
+				got, err := c.Get(ctx, ns, want.Name)
+				if err != nil {
+					return err
+				}
+				if !reflect.DeepEqual(got, want) {
+					return fmt.Errorf("cache holds %+v, want %+v", got, want)
+				}
+				return nil
+			})
+		}
+	}
+
+	created, err := wire.Create(ctx, &gizmo{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g", Labels: map[string]string{"a": "b"}},
+		Spec: map[string]string{"k": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created.ManagedFields) == 0 || created.ManagedFields[0].FieldsV1 == nil || created.ManagedFields[0].FieldsV1.Raw[0] != '{' {
+		t.Errorf("created object's managedFields are not JSON: %+v", created.ManagedFields)
+	}
+	same(created)
+
+	created.Spec["k"] = "w"
+	updated, err := wire.Update(ctx, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.Spec["k"] != "w" || updated.ResourceVersion == created.ResourceVersion {
+		t.Fatalf("update answered %+v", updated)
+	}
+	same(updated)
+
+	updated.Status.ObservedGeneration = updated.Generation
+	status, err := wire.UpdateStatus(ctx, updated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status.Status.ObservedGeneration != updated.Generation {
+		t.Fatalf("status update answered %+v", status.Status)
+	}
+	same(status)
+	refGot, err := ref.Get(ctx, ns, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lists [2]gizmoList
+	for i, rc := range []rest.Interface{wireREST, refREST} {
+		if err := rc.Get().Namespace(ns).Resource("gizmos").Do(ctx).Into(&lists[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(lists[0].Items) != 1 || !reflect.DeepEqual(lists[0], lists[1]) {
+		t.Errorf("lists differ:\n%+v\n%+v", lists[0], lists[1])
+	}
+	if err := wire.Delete(ctx, ns, "g"); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 20*time.Second, "the deletion in the cache", func() error {
+		if _, err := wire.Get(ctx, ns, "g"); !apierrors.IsNotFound(err) {
+			return fmt.Errorf("get after delete: %v", err)
+		}
+		return nil
+	})
+	if !reflect.DeepEqual(refGot, status) {
+		t.Errorf("JSON-only client's cache holds %+v, want %+v", refGot, status)
+	}
+
+	answer, seq := runtime.ContentTypeJSON, runtime.ContentTypeJSON
+	if served {
+		answer, seq = runtime.ContentTypeCBOR, runtime.ContentTypeCBORSequence
+	}
+	checkExchanges(t, "cbor", wireRec.exchanges(), answer, seq, answer, true)
+	checkExchanges(t, "json", refRec.exchanges(), runtime.ContentTypeJSON, runtime.ContentTypeJSON, runtime.ContentTypeJSON, false)
+}
+
+// checkExchanges asserts that every answer came as answer (a watch as
+// watch), that every body went as body, and that the log has a list, a
+// watch (the informer's, maybe a list too) and a live list and, with writes, a create, two updates and a delete.
+func checkExchanges(t *testing.T, name string, log []exchange, answer, watch, body string, writes bool) {
+	t.Helper()
+	verbs := map[string]int{}
+	for _, x := range log {
+		want := answer
+		if x.method == http.MethodGet && x.answered == watch && watch != answer {
+			want = watch
+		}
+		verbs[x.method]++
+		if x.answered != want {
+			t.Errorf("%s client: %s %s answered in %q, want %q", name, x.method, x.path, x.answered, want)
+		}
+		if (x.method == http.MethodPost || x.method == http.MethodPut) && x.sent != body {
+			t.Errorf("%s client: %s %s sent %q, want %q", name, x.method, x.path, x.sent, body)
+		}
+	}
+	seqs := 0
+	for _, x := range log {
+		if x.answered == watch {
+			seqs++
+		}
+	}
+	wrote := verbs[http.MethodPost] == 1 && verbs[http.MethodPut] == 2 && verbs[http.MethodDelete] == 1
+	if verbs[http.MethodGet] < 2 || seqs == 0 || wrote != writes { // the list, the watch
+		t.Errorf("%s client: exchanges %v", name, log)
+	}
+}
