@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
@@ -235,6 +236,12 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 		t.Fatalf("status update answered %+v", status.Status)
 	}
 	same(status)
+	patched, err := wire.Patch(ctx, ns, "g", types.MergePatchType, []byte(`{"metadata":{"labels":{"a":"c"}}}`))
+	if err != nil || patched.Labels["a"] != "c" || patched.Status != status.Status {
+		t.Fatalf("patch answered %+v, %v", patched, err)
+	}
+	same(patched)
+	status = patched
 	refGot, err := ref.Get(ctx, ns, "g")
 	if err != nil {
 		t.Fatal(err)

@@ -86,7 +86,11 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 		// and leader election outgrow.
 		cluster.DefaultThrottle.Apply(cfg)
 	}
-	c, err := cluster.New(cfg, cluster.WithScheme(o.scheme))
+	copts := []cluster.Option{cluster.WithScheme(o.scheme)}
+	if o.cbor != nil {
+		copts = append(copts, cluster.WithCBOR(*o.cbor))
+	}
+	c, err := cluster.New(cfg, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}

@@ -33,6 +33,7 @@ type options struct {
 	cacheSyncTimeout  time.Duration
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
+	cbor              *bool // WithCBOR; nil for the cluster's default
 	eventBurst        int
 	eventEvery        time.Duration
 	certFile, keyFile string // WithServingCertificate
@@ -142,6 +143,12 @@ func WithCacheSyncTimeout(d time.Duration) Option { return func(o *options) { o.
 // done, for controllers to finish their reconciles, and then for the
 // Events they recorded to be written; default 30 s each.
 func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.shutdownTimeout = d } }
+
+// WithCBOR(false) keeps the manager's clients and caches of custom
+// resources on JSON; by default they prefer CBOR where the API server
+// serves it (cluster.WithCBOR, whose documentation says for which Go
+// types).
+func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer } }
 
 // WithClientThrottle sets the client-side throttling of every request the
 // manager, its caches and its clients make (see cluster.Throttle),

@@ -85,6 +85,7 @@ type config struct {
 	benchDir        string
 	managedFields   string
 	steady          string
+	featureGates    string // kube-apiserver's --feature-gates
 }
 
 func main() {
@@ -108,6 +109,8 @@ func main() {
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: typed (write with client-go's typed client, "+
 		"which records no writes, instead of steady's client), echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing); empty for steady's defaults")
+	flag.StringVar(&c.featureGates, "apiserver-feature-gates", "",
+		"kube-apiserver's --feature-gates, e.g. CBORServingAndStorage=true (custom resources served as CBOR, which steady prefers); empty for none")
 	flag.Parse()
 	var err error
 	if c.kind, err = e2e.ParseKind(*kind); err != nil {
@@ -157,7 +160,11 @@ func run(ctx context.Context, c config) error {
 	}
 
 	logf("starting kube-apiserver and etcd")
-	env, err := testenv.Start(ctx, testenv.WithProgress(os.Stderr))
+	opts := []testenv.Option{testenv.WithProgress(os.Stderr)}
+	if c.featureGates != "" {
+		opts = append(opts, testenv.WithAPIServerFlags("--feature-gates="+c.featureGates))
+	}
+	env, err := testenv.Start(ctx, opts...)
 	if err != nil {
 		return err
 	}

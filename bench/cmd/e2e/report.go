@@ -54,6 +54,9 @@ func printTable(w io.Writer, c config, results []result) {
 	if c.steady != "" {
 		settings = ", steady child " + c.steady
 	}
+	if c.featureGates != "" {
+		settings += ", kube-apiserver feature gates " + c.featureGates
+	}
 	fmt.Fprintf(w, "\n%d %s, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
 		c.objects, c.kind.Plural(), c.rate, c.duration, c.workers, c.managedFields, settings, c.rounds)
 	fmt.Fprintln(w, "| metric | steady | controller-runtime | ratio | target |")
@@ -134,6 +137,7 @@ func writeJSON(path string, c config, results []result) error {
 		"workers":        c.workers,
 		"managed_fields": c.managedFields,
 		"steady":         c.steady,
+		"feature_gates":  c.featureGates,
 		"rounds":         c.rounds,
 		"results":        results,
 	}, "", "  ")

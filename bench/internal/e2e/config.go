@@ -24,9 +24,10 @@ func LoadConfig(path string, kind Kind) (*rest.Config, error) {
 // ConfigMaps: protobuf (what controller-runtime picks for built-in types
 // when ContentType is unset; steady's clients take it from the config).
 // Custom resources: the content type is left unset, as in the config an
-// operator loads: the API server serves custom resources as JSON only,
+// operator loads: the API server serves custom resources as JSON (and as
+// CBOR with its CBORServingAndStorage gate, -apiserver-feature-gates),
 // controller-runtime then picks JSON for kinds outside client-go's scheme,
-// and steady's clients speak JSON when the config names no content type. (A
+// and steady's clients ask for CBOR first and take JSON otherwise. (A
 // config that asks for protobuf breaks controller-runtime's writes of
 // custom resources: it would encode them as protobuf.)
 func Tune(cfg *rest.Config, kind Kind) {
