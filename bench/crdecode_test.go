@@ -50,7 +50,7 @@ func crScheme() *k8sruntime.Scheme {
 // managedFields of the create and the patch.
 func crWidget(i int) *v1alpha1.Widget {
 	ts := metav1.NewTime(time.Date(2026, 11, 24, 20, 0, 0, 0, time.UTC))
-	field := func(s string) *metav1.FieldsV1 { return &metav1.FieldsV1{Raw: []byte(s)} }
+	field := metav1.NewFieldsV1
 	return &v1alpha1.Widget{
 		TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "Widget"},
 		ObjectMeta: metav1.ObjectMeta{

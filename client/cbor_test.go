@@ -212,7 +212,7 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(created.ManagedFields) == 0 || created.ManagedFields[0].FieldsV1 == nil || created.ManagedFields[0].FieldsV1.Raw[0] != '{' {
+	if len(created.ManagedFields) == 0 || created.ManagedFields[0].FieldsV1 == nil || !strings.HasPrefix(created.ManagedFields[0].FieldsV1.GetRawString(), "{") {
 		t.Errorf("created object's managedFields are not JSON: %+v", created.ManagedFields)
 	}
 	same(created)

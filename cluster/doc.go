@@ -44,10 +44,34 @@
 // JSON, when it names none). A config that asks for protobuf, which the
 // built-in kinds decode faster in, still works for custom resources:
 // RESTClientFor sends JSON for a group version whose Go types have no
-// protobuf form, as the API server serves custom resources as JSON only.
-// (controller-runtime picks protobuf for the built-in kinds only when the
-// config names no content type, and a config asking for protobuf makes its
-// writes of custom resources fail.)
+// protobuf form, as the API server serves custom resources as JSON or
+// CBOR only. (controller-runtime picks protobuf for the built-in kinds
+// only when the config names no content type, and a config asking for
+// protobuf makes its writes of custom resources fail.)
+//
+// # CBOR for custom resources
+//
+// An API server with the CBORServingAndStorage feature gate (KEP-4222,
+// alpha in Kubernetes 1.36) serves custom resources as CBOR too, which
+// decodes faster than JSON: a watch stream of 10,000 small custom
+// resources in about half the time. RESTClientFor's client of such a
+// group version asks for CBOR first and JSON second on every request, so
+// servers without the gate answer JSON as before, and decodes whichever
+// comes. It writes CBOR bodies once the server has answered that group
+// version in CBOR; if the server then refuses one (415 Unsupported Media
+// Type), the group version is written as JSON from then on and the write
+// is sent again, once (package client's writes do this; a request built
+// on the REST client directly with Request.Body sends JSON). Server-side
+// apply keeps its own content type.
+//
+// Only Go types that come back from CBOR as they do from JSON travel as
+// CBOR: plain data and apimachinery's metav1.Time, resource.Quantity,
+// intstr.IntOrString and the like. A group version with a type holding a
+// runtime.RawExtension, an interface value or a type with its own JSON or
+// text marshaller stays on JSON. WithCBOR(false) (manager.WithCBOR) keeps
+// every group version on JSON. client-go does the same only behind its
+// ClientsAllowCBOR and ClientsPreferCBOR feature gates, read from the
+// environment; steady needs no environment variable.
 //
 // The REST mapper reads discovery lazily and caches it. When it does not
 // know a kind, it reads discovery once more before giving up, so a kind
