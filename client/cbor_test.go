@@ -14,9 +14,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -28,82 +26,60 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
-// gizmo is a custom resource's Go type as kubebuilder generates it, with a
-// status subresource.
-type gizmo struct {
+// gadget is the Go type of the custom resource Gadget (gadgetCRD) as
+// kubebuilder generates it, with a status.
+type gadget struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              map[string]string `json:"spec,omitempty"`
-	Status            gizmoStatus       `json:"status,omitempty"`
+	Status            gadgetStatus      `json:"status,omitempty"`
 }
 
-type gizmoStatus struct {
+type gadgetStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
-func (g *gizmo) DeepCopyObject() runtime.Object {
+func (g *gadget) DeepCopyObject() runtime.Object {
 	out := *g
 	g.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = maps.Clone(g.Spec)
 	return &out
 }
 
-type gizmoList struct {
+type gadgetList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []gizmo `json:"items"`
+	Items           []gadget `json:"items"`
 }
 
-func (l *gizmoList) DeepCopyObject() runtime.Object {
+func (l *gadgetList) DeepCopyObject() runtime.Object {
 	out := *l
 	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = make([]gizmo, len(l.Items))
+	out.Items = make([]gadget, len(l.Items))
 	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*gizmo)
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*gadget)
 	}
 	return &out
 }
 
-var gizmoGV = schema.GroupVersion{Group: "cbor.steady.dev", Version: "v1"}
+var gadgetGV = gadgetGVK.GroupVersion()
 
-func gizmoScheme(t *testing.T) *runtime.Scheme {
+func gadgetScheme(t *testing.T) *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	s.AddKnownTypeWithName(gizmoGV.WithKind("Gizmo"), &gizmo{})
-	s.AddKnownTypeWithName(gizmoGV.WithKind("GizmoList"), &gizmoList{})
-	metav1.AddToGroupVersion(s, gizmoGV)
+	s.AddKnownTypeWithName(gadgetGVK, &gadget{})
+	s.AddKnownTypeWithName(gadgetGV.WithKind("GadgetList"), &gadgetList{})
+	metav1.AddToGroupVersion(s, gadgetGV)
 	return s
 }
 
-func gizmoCRD() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gizmos." + gizmoGV.Group},
-		"spec": map[string]any{
-			"group": gizmoGV.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "listKind": "GizmoList"},
-			"versions": []any{map[string]any{
-				"name": gizmoGV.Version, "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"spec":   map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
-						"status": map[string]any{"type": "object", "properties": map[string]any{"observedGeneration": map[string]any{"type": "integer"}}},
-					},
-				}},
-			}},
-		},
-	}}
-}
-
-// exchange is one request to the gizmos resource and its answer's content
+// exchange is one request to the gadgets resource and its answer's content
 // types.
 type exchange struct{ method, path, sent, answered string }
 
-// recorder notes the content types of the gizmos requests through it.
+// recorder notes the content types of the gadgets requests through it.
 type recorder struct {
 	mu  sync.Mutex
 	log []exchange
@@ -112,7 +88,7 @@ type recorder struct {
 func (r *recorder) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(req)
-		if err == nil && strings.Contains(req.URL.Path, "/gizmos") {
+		if err == nil && strings.Contains(req.URL.Path, "/gadgets") {
 			r.mu.Lock()
 			r.log = append(r.log, exchange{req.Method, req.URL.Path, mediaType(req.Header.Get("Content-Type")), mediaType(resp.Header.Get("Content-Type"))})
 			r.mu.Unlock()
@@ -136,15 +112,15 @@ func mediaType(ct string) string {
 	return mt
 }
 
-// gizmoClient returns a synced client of gizmos in ns over its own cluster
+// typedGadgetClient returns a synced client of gadgets in ns over its own cluster
 // and factory (managedFields kept), running until the test ends, and the
 // recorder of its requests.
-func gizmoClient(t *testing.T, env *testenv.Environment, ns string, opts ...cluster.Option) (*client.Client[*gizmo], rest.Interface, *recorder) {
+func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, opts ...cluster.Option) (*client.Client[*gadget], rest.Interface, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(rec.wrap)
-	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(gizmoScheme(t))}, opts...)...)
+	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(gadgetScheme(t))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +128,7 @@ func gizmoClient(t *testing.T, env *testenv.Environment, ns string, opts ...clus
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := client.For[*gizmo](f, ns)
+	cl, err := client.For[*gadget](f, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +139,7 @@ func gizmoClient(t *testing.T, env *testenv.Environment, ns string, opts ...clus
 	if err := f.WaitForCacheSync(syncCtx); err != nil {
 		t.Fatal(err)
 	}
-	rc, err := c.RESTClientFor(gizmoGV)
+	rc, err := c.RESTClientFor(gadgetGV)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,17 +159,17 @@ func TestCustomResourcesOverCBOR(t *testing.T) {
 
 func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	ctx := context.Background()
-	if err := env.InstallCRDs(ctx, gizmoCRD()); err != nil {
+	if err := env.InstallCRDs(ctx, gadgetCRD()); err != nil {
 		t.Fatal(err)
 	}
 	ns := env.NewNamespace(t, "cbor-")
-	wire, wireREST, wireRec := gizmoClient(t, env, ns)
-	ref, refREST, refRec := gizmoClient(t, env, ns, cluster.WithCBOR(false))
+	wire, wireREST, wireRec := typedGadgetClient(t, env, ns)
+	ref, refREST, refRec := typedGadgetClient(t, env, ns, cluster.WithCBOR(false))
 
 	// Both caches hold the object at rv, equal to want.
-	same := func(want *gizmo) {
+	same := func(want *gadget) {
 		t.Helper()
-		for name, c := range map[string]*client.Client[*gizmo]{"cbor": wire, "json": ref} {
+		for name, c := range map[string]*client.Client[*gadget]{"cbor": wire, "json": ref} {
 			testkit.Eventually(t, 20*time.Second, name+" cache at rv "+want.ResourceVersion, func() error {
 				got, err := c.Get(ctx, ns, want.Name)
 				if err != nil {
@@ -207,7 +183,7 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 		}
 	}
 
-	created, err := wire.Create(ctx, &gizmo{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g", Labels: map[string]string{"a": "b"}},
+	created, err := wire.Create(ctx, &gadget{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "g", Labels: map[string]string{"a": "b"}},
 		Spec: map[string]string{"k": "v"}})
 	if err != nil {
 		t.Fatal(err)
@@ -246,9 +222,9 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lists [2]gizmoList
+	var lists [2]gadgetList
 	for i, rc := range []rest.Interface{wireREST, refREST} {
-		if err := rc.Get().Namespace(ns).Resource("gizmos").Do(ctx).Into(&lists[i]); err != nil {
+		if err := rc.Get().Namespace(ns).Resource("gadgets").Do(ctx).Into(&lists[i]); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -292,17 +292,10 @@ func TestUnstructuredClient(t *testing.T) {
 
 var gadgetGVK = schema.GroupVersionKind{Group: "client.steady.dev", Version: "v1", Kind: "Gadget"}
 
-// gadgetClient installs the Gadget custom resource, with a status
-// subresource, through an unstructured client of CustomResourceDefinitions,
-// and returns an unstructured client of Gadgets in ns.
-func gadgetClient(t *testing.T, f *informer.Factory, ns string) *client.Client[*unstructured.Unstructured] {
-	t.Helper()
-	ctx := context.Background()
-	crds, err := client.ForUnstructured(f, schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	crd := &unstructured.Unstructured{Object: map[string]any{
+// gadgetCRD is the Gadget custom resource's definition: any fields, a
+// status subresource.
+func gadgetCRD() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
 		"metadata": map[string]any{"name": "gadgets." + gadgetGVK.Group},
 		"spec": map[string]any{
@@ -316,6 +309,19 @@ func gadgetClient(t *testing.T, f *informer.Factory, ns string) *client.Client[*
 			}},
 		},
 	}}
+}
+
+// gadgetClient installs the Gadget custom resource, with a status
+// subresource, through an unstructured client of CustomResourceDefinitions,
+// and returns an unstructured client of Gadgets in ns.
+func gadgetClient(t *testing.T, f *informer.Factory, ns string) *client.Client[*unstructured.Unstructured] {
+	t.Helper()
+	ctx := context.Background()
+	crds, err := client.ForUnstructured(f, schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := gadgetCRD()
 	if _, err := crds.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)
 	}
