@@ -133,7 +133,9 @@ func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
 // for protobuf gets JSON for a group version whose Go types have no
 // protobuf form, such as a custom resource's: the API server serves those
 // as JSON or CBOR only. For such a group version, unless WithCBOR(false),
-// the client prefers CBOR answers (see the package documentation).
+// the client prefers CBOR answers (see the package documentation): its
+// requests carry their own Accept header, in place of the config's
+// AcceptContentTypes.
 // Clients are made once per group version and shared.
 func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
 	key := restKey{gv: gv, form: "typed"}
