@@ -20,33 +20,33 @@ type gizmo struct {
 }
 
 type gizmoSpec struct {
-	Replicas  *int32                      `json:"replicas,omitempty"`
-	Paused    bool                        `json:"paused,omitempty"`
-	Image     string                      `json:"image"`
-	Ratio     float64                     `json:"ratio,omitempty"`
-	Weight    float32                     `json:"weight"`
-	Small     int8                        `json:"small"`
-	Big       uint64                      `json:"big"`
-	Port16    uint16                      `json:"port16,omitempty"`
-	Size      resource.Quantity           `json:"size,omitempty"`
-	Port      intstr.IntOrString          `json:"port"`
-	MaybePort *intstr.IntOrString         `json:"maybePort,omitempty"`
-	Timeout   metav1.Duration             `json:"timeout"`
-	Deadline  *metav1.Time                `json:"deadline,omitempty"`
-	Env       []corev1.EnvVar             `json:"env,omitempty"`
-	Resources corev1.ResourceRequirements `json:"resources,omitempty"`
-	Selector  *metav1.LabelSelector       `json:"selector,omitempty"`
-	Backends  map[string]backend          `json:"backends,omitempty"`
-	Weights   map[int32]string            `json:"weights,omitempty"`
-	Shards    map[uint8]*backend          `json:"shards,omitempty"`
-	Tags      []string                    `json:"tags,omitempty"`
-	Names     []string                    `json:"names"`
-	Matrix    [][]int                     `json:"matrix"`
-	Blob      []byte                      `json:"blob,omitempty"`
-	Fixed     [3]int16                    `json:"fixed"`
-	Config    runtime.RawExtension        `json:"config,omitempty"`
-	Tree      *node                       `json:"tree,omitempty"`
-	Labels    labels                      `json:"labels,omitempty"`
+	Replicas  *int32                       `json:"replicas,omitempty"`
+	Paused    bool                         `json:"paused,omitempty"`
+	Image     string                       `json:"image"`
+	Ratio     float64                      `json:"ratio,omitempty"`
+	Weight    float32                      `json:"weight"`
+	Small     int8                         `json:"small"`
+	Big       uint64                       `json:"big"`
+	Port16    uint16                       `json:"port16,omitempty"`
+	Size      resource.Quantity            `json:"size,omitempty"`
+	Port      intstr.IntOrString           `json:"port"`
+	MaybePort *intstr.IntOrString          `json:"maybePort,omitempty"`
+	Timeout   metav1.Duration              `json:"timeout"`
+	Deadline  *metav1.Time                 `json:"deadline,omitempty"`
+	Env       []corev1.EnvVar              `json:"env,omitempty"`
+	Resources corev1.ResourceRequirements  `json:"resources,omitempty"`
+	Selector  *metav1.LabelSelector        `json:"selector,omitempty"`
+	Backends  map[string]backend           `json:"backends,omitempty"`
+	Weights   map[int32]string             `json:"weights,omitempty"`
+	Shards    map[uint8]*backend           `json:"shards,omitempty"`
+	Tags      []string                     `json:"tags,omitempty"`
+	Names     []string                     `json:"names"`
+	Matrix    [][]int                      `json:"matrix"`
+	Blob      []byte                       `json:"blob,omitempty"`
+	Fixed     [3]int16                     `json:"fixed"`
+	Config    runtime.RawExtension         `json:"config,omitempty"`
+	Tree      *node                        `json:"tree,omitempty"`
+	Labels    labels                       `json:"labels,omitempty"`
 	Sized     map[string]resource.Quantity `json:"sized,omitempty"`
 	Extra     `json:",inline"`
 	Ignored   string `json:"-"`
