@@ -86,9 +86,10 @@ func NewCache[T object.Object]() *Cache[T] {
 }
 
 // NewCompactCache returns an empty compact cache with the namespace index:
-// it keeps each object encoded (protobuf for the kinds that have it, CBOR
-// or JSON for others) and decodes it on every read, so Get, List and
-// ByIndex return objects the caller owns and may modify. See WithCompact.
+// it keeps each object encoded (protobuf for the kinds that have it, a
+// positional form of their fields or JSON for others) and decodes it on
+// every read, so Get, List and ByIndex return objects the caller owns and
+// may modify. See WithCompact.
 func NewCompactCache[T object.Object]() (*Cache[T], error) {
 	cd, err := newCodec[T]()
 	if err != nil {

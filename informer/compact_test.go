@@ -1,8 +1,11 @@
 package informer
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -82,21 +85,21 @@ func (g *gadget) DeepCopyObject() runtime.Object {
 	if g.Spec.Replicas != nil {
 		out.Spec.Replicas = ptrTo(*g.Spec.Replicas)
 	}
-	out.Spec.Env = make(map[string]string, len(g.Spec.Env))
-	for k, v := range g.Spec.Env {
-		out.Spec.Env[k] = v
+	out.Spec.Since = *g.Spec.Since.DeepCopy()
+	out.Spec.Env = maps.Clone(g.Spec.Env)
+	if g.Spec.Rules != nil {
+		out.Spec.Rules = make([][]string, len(g.Spec.Rules))
+		for i, r := range g.Spec.Rules {
+			out.Spec.Rules[i] = slices.Clone(r)
+		}
 	}
-	out.Spec.Rules = nil
-	for _, r := range g.Spec.Rules {
-		out.Spec.Rules = append(out.Spec.Rules, append([]string(nil), r...))
-	}
-	out.Spec.Ports = append([]corev1.ServicePort(nil), g.Spec.Ports...)
-	out.Spec.Bytes = append([]byte(nil), g.Spec.Bytes...)
+	out.Spec.Ports = slices.Clone(g.Spec.Ports)
+	out.Spec.Bytes = slices.Clone(g.Spec.Bytes)
 	return &out
 }
 
-// blob is a custom resource with an embedded RawExtension, which CBOR does
-// not give back as it was: kept as JSON.
+// blob is a custom resource with an embedded RawExtension, kept as its
+// raw bytes.
 type blob struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -110,7 +113,36 @@ func (b *blob) DeepCopyObject() runtime.Object {
 	return &out
 }
 
+// anyBlob is a custom resource with a field of any JSON: the fields form
+// has no form for it, so it is kept as JSON.
+type anyBlob struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Data              map[string]any `json:"data"`
+}
+
+func (b *anyBlob) DeepCopyObject() runtime.Object {
+	out := *b
+	b.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Data = runtime.DeepCopyJSON(b.Data)
+	return &out
+}
+
 func ptrTo[T any](v T) *T { return &v }
+
+// fromJSON returns obj as its JSON decodes.
+func fromJSON[T any](t *testing.T, obj *T) *T {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
 
 var testTime = metav1.NewTime(time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC))
 
@@ -126,8 +158,9 @@ func testMeta(i int) metav1.ObjectMeta {
 
 // roundTrip stores n objects (more than the recent set, so that both
 // decoded copies and decodes are read) and checks that every read gives an
-// equal object, whichever form the codec picked.
-func roundTrip[T object.Object](t *testing.T, wantForm string, n int, make func(i int) T) {
+// equal object, whichever form the codec picked: by equality.Semantic, and
+// by reflect.DeepEqual if exact.
+func roundTrip[T object.Object](t *testing.T, wantForm string, n int, make func(i int) T, exact ...bool) {
 	t.Helper()
 	c := newTestCache[T](t, true)
 	if c.compact.codec.form != wantForm {
@@ -144,7 +177,7 @@ func roundTrip[T object.Object](t *testing.T, wantForm string, n int, make func(
 		if !ok {
 			t.Fatalf("%s missing", object.Key(want))
 		}
-		if !equality.Semantic.DeepEqual(got, want) {
+		if !equality.Semantic.DeepEqual(got, want) || (len(exact) > 0 && exact[0] && !reflect.DeepEqual(got, want)) {
 			t.Fatalf("%s read back differs:\n got %#v\nwant %#v", object.Key(want), got, want)
 		}
 	}
@@ -179,25 +212,41 @@ func TestCompactCacheRoundTrip(t *testing.T) {
 			return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: testMeta(i)}
 		})
 	})
+	newGadget := func(i int) *gadget {
+		return &gadget{TypeMeta: metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Gadget"}, ObjectMeta: testMeta(i), Spec: gadgetSpec{
+			Size: resource.MustParse(fmt.Sprintf("%dMi", i)), Port: intstr.FromString("http"), Replicas: ptrTo(int32(i)), Since: testTime,
+			Env: map[string]string{"A": "1"}, Rules: [][]string{{"x", "y"}, {}}, Ports: []corev1.ServicePort{{Name: "p", Port: 80, TargetPort: intstr.FromInt32(8080)}},
+			Ratio: 0.5 + float64(i), Bytes: []byte{1, 2, byte(i)},
+		}}
+	}
 	t.Run("typed custom resource", func(t *testing.T) {
-		roundTrip(t, "cbor", n, func(i int) *gadget {
-			return &gadget{TypeMeta: metav1.TypeMeta{APIVersion: "example.com/v1", Kind: "Gadget"}, ObjectMeta: testMeta(i), Spec: gadgetSpec{
-				Size: resource.MustParse(fmt.Sprintf("%dMi", i)), Port: intstr.FromString("http"), Replicas: ptrTo(int32(i)), Since: testTime,
-				Env: map[string]string{"A": "1"}, Rules: [][]string{{"x", "y"}, {}}, Ports: []corev1.ServicePort{{Name: "p", Port: 80, TargetPort: intstr.FromInt32(8080)}},
-				Ratio: 0.5 + float64(i), Bytes: []byte{1, 2, byte(i)},
-			}}
-		})
+		roundTrip(t, "fields", n, newGadget)
+	})
+	// What a cache holds of a custom resource is what the API server's
+	// JSON decodes to (times in Local, quantities as parsed): read back
+	// DeepEqual, as a shared cache would give it.
+	t.Run("typed custom resource decoded from JSON", func(t *testing.T) {
+		roundTrip(t, "fields", n, func(i int) *gadget {
+			g := newGadget(i)
+			g.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", Time: &testTime, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)}}
+			return fromJSON(t, g)
+		}, true)
 	})
 	t.Run("typed custom resource with managedFields", func(t *testing.T) {
-		roundTrip(t, "cbor", n, func(i int) *gadget {
+		roundTrip(t, "fields", n, func(i int) *gadget {
 			m := testMeta(i)
 			m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m", FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{}}`)}}
 			return &gadget{ObjectMeta: m, Spec: gadgetSpec{Size: resource.MustParse("1"), Port: intstr.FromInt32(int32(i))}}
 		})
 	})
 	t.Run("typed custom resource with a RawExtension", func(t *testing.T) {
-		roundTrip(t, "json", n, func(i int) *blob {
+		roundTrip(t, "fields", n, func(i int) *blob {
 			return &blob{ObjectMeta: testMeta(i), Data: runtime.RawExtension{Raw: []byte(fmt.Sprintf(`{"n":%d,"s":"x"}`, i))}}
+		}, true)
+	})
+	t.Run("typed custom resource with an interface field", func(t *testing.T) {
+		roundTrip(t, "json", n, func(i int) *anyBlob {
+			return &anyBlob{ObjectMeta: testMeta(i), Data: map[string]any{"n": int64(i), "s": []any{"x", true}}}
 		})
 	})
 	t.Run("Unstructured", func(t *testing.T) {

@@ -110,10 +110,11 @@ func WithKeepManagedFields(keep bool) Option {
 // WithCompact sets whether an informer's cache is compact (New), or every
 // cache of a Factory is (NewFactory; KindOptions.Shared makes one kind's
 // shared); the default is true. A compact cache keeps each object encoded
-// — protobuf for the built-in kinds, CBOR (or JSON, where CBOR cannot
-// encode a field) for custom resources' Go types, JSON for Unstructured —
-// with the values of its indexes extracted when it is stored, and decodes
-// it on every read. A ConfigMap then takes about 40% of the heap it takes
+// — protobuf for the built-in kinds, fields by position for custom
+// resources' Go types (or JSON, for a type with a field of an interface
+// type or with a JSON encoding of its own), JSON for Unstructured — with
+// the values of its indexes extracted when it is stored, and decodes it
+// on every read. A ConfigMap then takes about 40% of the heap it takes
 // decoded. Reads (Cache.Get, List, ByIndex, package client's reads,
 // listers over Cache.Indexer) return objects the caller owns and may
 // modify, as controller-runtime's cached client does by default by
