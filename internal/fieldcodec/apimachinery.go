@@ -44,10 +44,10 @@ func apimachineryPlan(t reflect.Type) *plan {
 		}
 	case quantityType:
 		return &plan{enc: encodeQuantity, dec: decodeQuantity}
-	case fieldsV1Type: // its Raw field is tagged json:"-"
+	case fieldsV1Type: // its Raw field is tagged json:"-", and may become a string
 		return &plan{
-			enc: func(e *encoder, v reflect.Value) { e.bytes(addr[metav1.FieldsV1](v).Raw) },
-			dec: func(d *decoder, v reflect.Value) { addr[metav1.FieldsV1](v).Raw = d.bytes() },
+			enc: func(e *encoder, v reflect.Value) { e.bytes(addr[metav1.FieldsV1](v).GetRawBytes()) },
+			dec: func(d *decoder, v reflect.Value) { addr[metav1.FieldsV1](v).SetRawBytes(d.view()) },
 		}
 	case rawExtensionTyp:
 		return &plan{enc: encodeRawExtension, dec: func(d *decoder, v reflect.Value) {

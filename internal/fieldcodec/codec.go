@@ -180,11 +180,19 @@ func (d *decoder) string() string {
 
 // bytes decodes a byte slice of its own, nil or not as encoded.
 func (d *decoder) bytes() []byte {
+	if b := d.view(); b != nil {
+		return append(make([]byte, 0, len(b)), b...)
+	}
+	return nil
+}
+
+// view decodes a byte slice as a slice of the bytes decoded: not to be
+// kept.
+func (d *decoder) view() []byte {
 	n, isNil := d.count()
 	if isNil {
 		return nil
 	}
-	b := make([]byte, n)
-	d.off += copy(b, d.b[d.off:])
-	return b
+	d.off += n
+	return d.b[d.off-n : d.off : d.off]
 }

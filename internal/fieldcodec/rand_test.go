@@ -75,7 +75,7 @@ func (f *filler) fill(v reflect.Value) {
 		}
 		return
 	case reflect.TypeFor[metav1.FieldsV1]():
-		v.Set(reflect.ValueOf(metav1.FieldsV1{Raw: fmt.Appendf(nil, `{"f:spec":{"f:n%d":{}}}`, f.r.IntN(9))}))
+		v.Set(reflect.ValueOf(*metav1.NewFieldsV1(fmt.Sprintf(`{"f:spec":{"f:n%d":{}}}`, f.r.IntN(9)))))
 		return
 	}
 	f.depth++
