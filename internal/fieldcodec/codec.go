@@ -97,6 +97,17 @@ func (e *encoder) string(s string) {
 	e.b = append(e.b, s...)
 }
 
+// count encodes the length of v, a slice or map, telling nil (0) from
+// empty (1), and reports whether elements follow.
+func (e *encoder) count(v reflect.Value) bool {
+	if v.IsNil() {
+		e.uvarint(0)
+		return false
+	}
+	e.uvarint(uint64(v.Len()) + 1)
+	return true
+}
+
 // bytes encodes b, telling nil from empty.
 func (e *encoder) bytes(b []byte) {
 	if b == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"reflect"
@@ -147,14 +148,10 @@ func (c *compiler) slice(p *plan, t reflect.Type, path string) error {
 		return err
 	}
 	p.enc = func(e *encoder, v reflect.Value) {
-		if v.IsNil() {
-			e.uvarint(0)
-			return
-		}
-		n := v.Len()
-		e.uvarint(uint64(n) + 1)
-		for i := range n {
-			elem.enc(e, v.Index(i))
+		if e.count(v) {
+			for i := range v.Len() {
+				elem.enc(e, v.Index(i))
+			}
 		}
 	}
 	p.dec = func(d *decoder, v reflect.Value) {
@@ -216,13 +213,11 @@ func (c *compiler) mapPlan(p *plan, t reflect.Type, path string) error {
 		return err
 	}
 	p.enc = func(e *encoder, v reflect.Value) {
-		if v.IsNil() {
-			e.uvarint(0)
+		if !e.count(v) {
 			return
 		}
 		keys := v.MapKeys()
 		slices.SortFunc(keys, less) // equal maps encode to equal bytes
-		e.uvarint(uint64(len(keys)) + 1)
 		for _, k := range keys {
 			key.enc(e, k)
 			elem.enc(e, v.MapIndex(k))
@@ -251,17 +246,11 @@ func (c *compiler) mapPlan(p *plan, t reflect.Type, path string) error {
 // annotations, data), without reflection per entry.
 func stringMapPlan(p *plan, t reflect.Type) {
 	p.enc = func(e *encoder, v reflect.Value) {
-		if v.IsNil() {
-			e.uvarint(0)
+		if !e.count(v) {
 			return
 		}
 		m := v.Convert(stringMap).Interface().(map[string]string)
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys) // equal maps encode to equal bytes
-		e.uvarint(uint64(len(keys)) + 1)
+		keys := slices.Sorted(maps.Keys(m)) // equal maps encode to equal bytes
 		for _, k := range keys {
 			e.string(k)
 			e.string(m[k])
