@@ -5,7 +5,6 @@ import (
 	"encoding"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math"
 	"math/bits"
 	"reflect"
@@ -250,7 +249,11 @@ func stringMapPlan(p *plan, t reflect.Type) {
 			return
 		}
 		m := v.Convert(stringMap).Interface().(map[string]string)
-		keys := slices.Sorted(maps.Keys(m)) // equal maps encode to equal bytes
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // equal maps encode to equal bytes
 		for _, k := range keys {
 			e.string(k)
 			e.string(m[k])
