@@ -52,7 +52,7 @@ func (c *Codec[T]) Encode(obj T) ([]byte, error) {
 	}
 	e := scratch.Get().(*encoder)
 	defer scratch.Put(e)
-	e.b, e.err = e.b[:0], nil
+	e.b, e.err, e.depth = e.b[:0], nil, 0
 	c.plan.enc(e, v.Elem())
 	if e.err != nil {
 		return nil, fmt.Errorf("fieldcodec: encoding %v: %w", v.Type(), e.err)
@@ -84,8 +84,9 @@ type plan struct {
 }
 
 type encoder struct {
-	b   []byte
-	err error
+	b     []byte
+	err   error
+	depth int // of the recursive types' values being encoded
 }
 
 func (e *encoder) uvarint(x uint64) { e.b = binary.AppendUvarint(e.b, x) }
@@ -121,10 +122,11 @@ func (e *encoder) bytes(b []byte) {
 // decoder reads an encoding. Its first error stops it: every later read
 // returns a zero value, and so ends every loop.
 type decoder struct {
-	b   []byte
-	s   string // b, once, which decoded strings are cut from
-	off int
-	err error
+	b     []byte
+	s     string // b, once, which decoded strings are cut from
+	off   int
+	err   error
+	depth int
 }
 
 func (d *decoder) fail(format string, args ...any) {

@@ -217,6 +217,33 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+// TestCycle: a value that holds itself is an error, not a stack overflow.
+func TestCycle(t *testing.T) {
+	c, err := For[*gizmo]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gizmo{}
+	g.Spec.Tree = &node{Name: "a"}
+	g.Spec.Tree.Next = g.Spec.Tree
+	if _, err := c.Encode(g); err == nil || !strings.Contains(err.Error(), "a cycle?") {
+		t.Fatalf("a pointer cycle encoded: %v", err)
+	}
+	g.Spec.Tree = &node{Children: make([]node, 1)}
+	g.Spec.Tree.Children[0].Children = g.Spec.Tree.Children
+	if _, err := c.Encode(g); err == nil || !strings.Contains(err.Error(), "a cycle?") {
+		t.Fatalf("a slice cycle encoded: %v", err)
+	}
+	deep := &node{}
+	for range maxDepth / 2 {
+		deep = &node{Next: deep}
+	}
+	g.Spec.Tree = deep
+	if got := roundTrip(t, c, g); !reflect.DeepEqual(got, g) {
+		t.Fatal("a deep tree came back different")
+	}
+}
+
 type (
 	withInterface struct{ Spec struct{ Value any } }
 	withTime      struct{ At time.Time }

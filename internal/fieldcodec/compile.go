@@ -27,6 +27,9 @@ var customMarshalers = []reflect.Type{
 // compile returns t's plan; path names the value for errors.
 func (c *compiler) compile(t reflect.Type, path string) (*plan, error) {
 	if p := c.seen[t]; p != nil {
+		if p.enc == nil { // t holds itself: its values may nest deep, or in a cycle
+			return nested(p), nil
+		}
 		return p, nil
 	}
 	if p := apimachineryPlan(t); p != nil {
@@ -103,6 +106,36 @@ func (c *compiler) compile(t reflect.Type, path string) (*plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// maxDepth is how deep the values of a recursive type may nest, far
+// beyond real objects': a cycle (which JSON refuses too) is an error, not
+// a stack overflow.
+const maxDepth = 10_000
+
+// nested guards the depth of p, the plan of a recursive type, where a
+// value holds another of its type.
+func nested(p *plan) *plan {
+	return &plan{
+		enc: func(e *encoder, v reflect.Value) {
+			if e.depth++; e.depth > maxDepth {
+				if e.err == nil {
+					e.err = fmt.Errorf("values of %v nested more than %d deep: a cycle?", v.Type(), maxDepth)
+				}
+			} else {
+				p.enc(e, v)
+			}
+			e.depth--
+		},
+		dec: func(d *decoder, v reflect.Value) {
+			if d.depth++; d.depth > maxDepth {
+				d.fail("values of %v nested more than %d deep", v.Type(), maxDepth)
+			} else {
+				p.dec(d, v)
+			}
+			d.depth--
+		},
+	}
 }
 
 func (c *compiler) pointer(p *plan, t reflect.Type, path string) error {
