@@ -31,6 +31,10 @@
 // other than strings and integers, and other types that encode themselves
 // to JSON or text. Their caches use JSON instead.
 //
+// Values of a recursive type nested more than 10,000 deep (a cycle, which
+// JSON refuses too) are an error.
+//
 // Decoded strings share one copy of the encoded bytes: a decode allocates
-// that copy, the objects, slices and maps, and no string of its own.
+// that copy, the objects, slices and maps, and no string of its own (and
+// a string kept from a decoded object keeps that copy).
 package fieldcodec
