@@ -8,7 +8,7 @@ import (
 	"github.com/steadyctl/steady/object"
 )
 
-// A compact Cache (WithCompact, KindOptions.Compact) keeps each object
+// A compact Cache (WithCompact; the default) keeps each object
 // encoded — a ConfigMap's protobuf, with the map entry that holds it,
 // takes about 40% of the heap of the decoded object — together with the values its indexes extracted
 // when it was stored, and decodes on every read. A read therefore returns
