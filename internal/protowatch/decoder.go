@@ -101,13 +101,9 @@ func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
 // and client-go's decoder drops it too.
 func (d *Decoder) Close() { _ = d.r.Close() }
 
-// event decodes a frame: an Unknown around a WatchEvent (1: type, 2:
-// RawExtension {1: an Unknown around the object}).
-func (d *Decoder) event(frame []byte) (watch.EventType, runtime.Object, error) {
-	_, raw, err := unwrap(frame)
-	if err != nil {
-		return "", nil, err
-	}
+// event decodes a frame: a WatchEvent (1: type, 2: RawExtension {1: an
+// Unknown around the object}).
+func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
 	var typ, ext []byte
 	for len(raw) > 0 {
 		f, err := next(raw)

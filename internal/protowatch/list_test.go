@@ -1,0 +1,62 @@
+package protowatch_test
+
+import (
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/steadyctl/steady/internal/protowatch"
+)
+
+// clientGoList decodes a protobuf list answer as client-go's
+// rest.Result.Into does.
+func clientGoList(t *testing.T, body []byte) *corev1.ConfigMapList {
+	n := runtime.NewClientNegotiator(codecs.WithoutConversion(), corev1.SchemeGroupVersion)
+	dec, err := n.Decoder(runtime.ContentTypeProtobuf, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := &corev1.ConfigMapList{}
+	if _, _, err := dec.Decode(body, nil, list); err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func TestListDecodesAsClientGo(t *testing.T) {
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "20", Continue: "next"},
+		Items: []corev1.ConfigMap{*configMap("a", "10"), {ObjectMeta: metav1.ObjectMeta{Name: "bare"}}, *configMap("b", "12")}}
+	body := encodeObject(t, list)
+	for _, drop := range []bool{false, true} {
+		want := clientGoList(t, body)
+		if drop {
+			for i := range want.Items {
+				want.Items[i].ManagedFields = nil
+			}
+		}
+		got := &corev1.ConfigMapList{}
+		ok, err := protowatch.NewList("ConfigMapList", got, drop).Decode(body, got)
+		if !ok || err != nil {
+			t.Fatalf("drop %v: Decode: %v, %v", drop, ok, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("drop %v: list differs from client-go's:\n got %#v\nwant %#v", drop, got, want)
+		}
+	}
+}
+
+// A Status answer is left to client-go's decoding.
+func TestListLeavesStatus(t *testing.T) {
+	body := encodeObject(t, &apierrors.NewResourceExpired("gone").ErrStatus)
+	got := &corev1.ConfigMapList{}
+	if ok, err := protowatch.NewList("ConfigMapList", got, true).Decode(body, got); ok || err != nil {
+		t.Fatalf("Decode of a Status: %v, %v; want false, nil", ok, err)
+	}
+	if _, err := protowatch.NewList("ConfigMapList", got, true).Decode([]byte("{}"), got); err == nil {
+		t.Fatal("Decode of JSON: no error")
+	}
+}
