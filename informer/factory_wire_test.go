@@ -298,7 +298,9 @@ func testWireCase(t *testing.T, cs kubernetes.Interface, c wireCase, ns string, 
 	}
 	old := metav1.ListOptions{ResourceVersion: rv}
 	ourErr, ourEvs := watchOnce(t, lw.Watch, old)
-	theirErr, theirEvs := watchOnce(t, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return c.watch(ctx, cs, ns, o) }, old)
+	theirErr, theirEvs := watchOnce(t, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		return c.watch(ctx, cs, ns, o)
+	}, old)
 	if !reflect.DeepEqual(ourEvs, theirEvs) || fmt.Sprint(ourErr) != fmt.Sprint(theirErr) {
 		t.Fatalf("watch from rv 1: %v %v; client-go's %v %v", ourErr, ourEvs, theirErr, theirEvs)
 	}
