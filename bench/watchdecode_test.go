@@ -95,7 +95,7 @@ func watchStream(b *testing.B, n int) []byte {
 		meta.ManagedFields = []metav1.ManagedFieldsEntry{{
 			Manager: "e2e-seed", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: ptr(metav1.NewTime(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))), FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:payload":{}},"f:metadata":{"f:annotations":{".":{},"f:example.com/checksum":{},"f:example.com/observed":{}},"f:labels":{".":{},"f:app.kubernetes.io/instance":{},"f:app.kubernetes.io/managed-by":{},"f:app.kubernetes.io/name":{},"f:app.kubernetes.io/part-of":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"x\"}":{}}}}`)},
+			FieldsV1: metav1.NewFieldsV1(`{"f:data":{".":{},"f:payload":{}},"f:metadata":{"f:annotations":{".":{},"f:example.com/checksum":{},"f:example.com/observed":{}},"f:labels":{".":{},"f:app.kubernetes.io/instance":{},"f:app.kubernetes.io/managed-by":{},"f:app.kubernetes.io/name":{},"f:app.kubernetes.io/part-of":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"x\"}":{}}}}`),
 		}}
 		raw, err := k8sruntime.Encode(objects, &corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"payload": payload}})
 		if err != nil {

@@ -297,8 +297,8 @@ func testWireCase(t *testing.T, cs kubernetes.Interface, c wireCase, ns string, 
 		t.Fatal(err)
 	}
 	old := metav1.ListOptions{ResourceVersion: rv}
-	ourErr, ourEvs := watchOnce(t, lw.Watch, old)
-	theirErr, theirEvs := watchOnce(t, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	ourEvs, ourErr := watchOnce(t, lw.Watch, old)
+	theirEvs, theirErr := watchOnce(t, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		return c.watch(ctx, cs, ns, o)
 	}, old)
 	if !reflect.DeepEqual(ourEvs, theirEvs) || fmt.Sprint(ourErr) != fmt.Sprint(theirErr) {
@@ -314,10 +314,10 @@ func testWireCase(t *testing.T, cs kubernetes.Interface, c wireCase, ns string, 
 
 // watchOnce watches with opts and returns the watch's error or its events
 // up to the first ERROR.
-func watchOnce(t *testing.T, watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error), opts metav1.ListOptions) (error, []watch.Event) {
+func watchOnce(t *testing.T, watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error), opts metav1.ListOptions) ([]watch.Event, error) {
 	w, err := watchFn(context.Background(), opts)
 	if err != nil {
-		return err, nil
+		return nil, err
 	}
-	return nil, collect(t, w, func(ev watch.Event) bool { return ev.Type == watch.Error })
+	return collect(t, w, func(ev watch.Event) bool { return ev.Type == watch.Error }), nil
 }

@@ -160,7 +160,7 @@ func (k *Kind) decode(b []byte, scratch *[]byte) (runtime.Object, error) {
 	case "Status":
 		status := &metav1.Status{}
 		if err := status.Unmarshal(raw); err != nil {
-			return nil, fmt.Errorf("Status: %w", err)
+			return nil, fmt.Errorf("the Status of an ERROR event: %w", err)
 		}
 		return status, nil
 	}

@@ -26,7 +26,7 @@ func managed(manager string) []metav1.ManagedFieldsEntry {
 	return []metav1.ManagedFieldsEntry{{
 		Manager: manager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
 		Time: &metav1.Time{Time: time.Unix(1700000000, 0)}, FieldsType: "FieldsV1",
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:a":{}}}`)},
+		FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:a":{}}}`),
 	}}
 }
 
@@ -91,7 +91,7 @@ func TestWatchSecretsDoNotShareTheFrame(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("secrets differ from client-go's:\n got %#v\nwant %#v", got, want)
 	}
-	if s := got[0].Object.(*corev1.Secret); string(s.Data["k"]) != string(repeat('a', 64)) || string(s.ManagedFields[0].FieldsV1.Raw) != `{"f:data":{"f:a":{}}}` {
+	if s := got[0].Object.(*corev1.Secret); string(s.Data["k"]) != string(repeat('a', 64)) || s.ManagedFields[0].FieldsV1.GetRawString() != `{"f:data":{"f:a":{}}}` {
 		t.Fatalf("the first secret changed when the next was read: %v", s)
 	}
 }
