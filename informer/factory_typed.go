@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/internal/protowatch"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -28,7 +29,7 @@ type typedLW struct {
 
 // typedLW returns the ListerWatcher of gvk's objects, which newObject makes
 // (nil where T is not a built-in kind's Go type).
-func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string, newObject func() runtime.Object) (reflector.ListerWatcher, error) {
+func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string, newObject func() protowatch.Object) (reflector.ListerWatcher, error) {
 	client, err := f.c.RESTClientFor(gvk.GroupVersion())
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)

@@ -16,8 +16,8 @@ import (
 
 // wireForm is how a typed informer of a built-in kind decodes the API
 // server's protobuf itself: each object once, from the bytes read, where
-// client-go copies it three times over and looks its kind up in the scheme
-// (package protowatch). It is used when the cluster's config asks for
+// client-go copies its bytes twice more and looks its kind up in the
+// scheme (package protowatch). It is used when the cluster's config asks for
 // protobuf; anything else (JSON, a Status) goes to client-go's decoding.
 type wireForm struct {
 	kind  *protowatch.Kind
@@ -31,7 +31,7 @@ type wireForm struct {
 // newWireForm returns the wireForm of kind, or nil if its list type has no
 // protobuf code. dropManaged cuts managedFields before decoding, for an
 // informer that drops them anyway.
-func newWireForm(kind string, newObject func() runtime.Object, newList func() (runtime.Object, error), dropManaged bool) *wireForm {
+func newWireForm(kind string, newObject func() protowatch.Object, newList func() (runtime.Object, error), dropManaged bool) *wireForm {
 	list, err := newList()
 	if err != nil {
 		return nil
@@ -41,20 +41,20 @@ func newWireForm(kind string, newObject func() runtime.Object, newList func() (r
 		return nil
 	}
 	return &wireForm{
-		kind:  protowatch.NewKind(kind, func() protowatch.Object { return newObject().(protowatch.Object) }, dropManaged),
+		kind:  protowatch.NewKind(kind, newObject, dropManaged),
 		lists: protowatch.NewList(kind+"List", pl, dropManaged),
 	}
 }
 
 // protoNew returns a function making new objects T, if T is a built-in
 // kind's Go type (it has protobuf code), or nil.
-func protoNew[T runtime.Object]() func() runtime.Object {
+func protoNew[T runtime.Object]() func() protowatch.Object {
 	var zero T
 	if _, ok := any(zero).(protowatch.Object); !ok {
 		return nil
 	}
 	elem := reflect.TypeOf(zero).Elem()
-	return func() runtime.Object { return reflect.New(elem).Interface().(runtime.Object) }
+	return func() protowatch.Object { return reflect.New(elem).Interface().(protowatch.Object) }
 }
 
 // asksProtobuf reports whether cfg asks for protobuf.

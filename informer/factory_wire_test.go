@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/internal/protowatch"
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -27,7 +28,7 @@ import (
 type wireCase struct {
 	gvk    schema.GroupVersionKind
 	gvr    schema.GroupVersionResource
-	new    func() runtime.Object
+	new    func() protowatch.Object
 	create func(ctx context.Context, cs kubernetes.Interface, ns, name string, i int) error
 	update func(ctx context.Context, cs kubernetes.Interface, ns, name string, i int) error
 	delete func(ctx context.Context, cs kubernetes.Interface, ns, name string) error
