@@ -29,21 +29,15 @@ type wireForm struct {
 }
 
 // newWireForm returns the wireForm of kind, or nil if its list type has no
-// protobuf code. dropManaged cuts managedFields before decoding, for an
-// informer that drops them anyway.
+// protobuf code. With dropManaged, watch events' objects are decoded
+// without managedFields, for an informer that drops them anyway.
 func newWireForm(kind string, newObject func() protowatch.Object, newList func() (runtime.Object, error), dropManaged bool) *wireForm {
-	list, err := newList()
-	if err != nil {
+	if list, err := newList(); err != nil {
+		return nil
+	} else if _, ok := list.(protowatch.Object); !ok {
 		return nil
 	}
-	pl, ok := list.(protowatch.Object)
-	if !ok {
-		return nil
-	}
-	return &wireForm{
-		kind:  protowatch.NewKind(kind, newObject, dropManaged),
-		lists: protowatch.NewList(kind+"List", pl, dropManaged),
-	}
+	return &wireForm{kind: protowatch.NewKind(kind, newObject, dropManaged), lists: protowatch.NewList(kind + "List")}
 }
 
 // protoNew returns a function making new objects T, if T is a built-in

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
-	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +22,7 @@ type Object interface {
 type Kind struct {
 	name        string
 	newObject   func() Object
-	dropManaged bool
+	dropManaged bool // and newObject's objects have their ObjectMeta at field 1
 }
 
 // NewKind returns the Kind named kind ("ConfigMap"), whose objects
@@ -33,7 +31,7 @@ type Kind struct {
 // not have its ObjectMeta at protobuf field 1, as every built-in kind has.
 func NewKind(kind string, newObject func() Object, dropManagedFields bool) *Kind {
 	return &Kind{name: kind, newObject: newObject,
-		dropManaged: dropManagedFields && metadataFirst(reflect.TypeOf(newObject()))}
+		dropManaged: dropManagedFields && metadataFirst(newObject()) && metaOf(newObject()) != nil}
 }
 
 // maxFrame is the largest watch event read, as client-go's limit: the API
@@ -43,11 +41,10 @@ const maxFrame = 16 << 20
 // Decoder reads the events of a protobuf watch stream. It implements
 // apimachinery's watch.Decoder, for watch.StreamWatcher.
 type Decoder struct {
-	kind    *Kind
-	r       io.ReadCloser
-	hdr     [4]byte
-	buf     []byte // the frame; read into again for each event
-	scratch []byte // an object without its managedFields
+	kind *Kind
+	r    io.ReadCloser
+	hdr  [4]byte
+	buf  []byte // the frame; read into again for each event
 }
 
 // NewDecoder returns a Decoder of k's events from body, a watch answer of
@@ -128,7 +125,7 @@ func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	obj, err := d.kind.decode(inner, &d.scratch)
+	obj, err := d.kind.decode(inner)
 	return et, obj, err
 }
 
@@ -138,9 +135,8 @@ var eventTypes = map[string]watch.EventType{
 }
 
 // decode decodes b, an Unknown around one of k's objects or around a
-// Status (an ERROR event's). scratch holds the object without its
-// managedFields, when k drops them.
-func (k *Kind) decode(b []byte, scratch *[]byte) (runtime.Object, error) {
+// Status (an ERROR event's).
+func (k *Kind) decode(b []byte) (runtime.Object, error) {
 	kind, raw, err := unwrap(b)
 	if err != nil {
 		return nil, err
@@ -149,11 +145,11 @@ func (k *Kind) decode(b []byte, scratch *[]byte) (runtime.Object, error) {
 	case k.name:
 		obj := k.newObject()
 		if k.dropManaged {
-			if raw, err = stripManaged(raw, scratch); err != nil {
-				return nil, err
-			}
+			err = unmarshalWithoutManaged(obj, metaOf(obj), raw)
+		} else {
+			err = obj.Unmarshal(raw)
 		}
-		if err := obj.Unmarshal(raw); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.name, err)
 		}
 		return obj, nil
@@ -165,15 +161,4 @@ func (k *Kind) decode(b []byte, scratch *[]byte) (runtime.Object, error) {
 		return status, nil
 	}
 	return nil, fmt.Errorf("object of kind %q, want %s", kind, k.name)
-}
-
-// stripManaged returns obj without its managedFields, in *scratch (grown
-// as needed), or obj itself if it has none.
-func stripManaged(obj []byte, scratch *[]byte) ([]byte, error) {
-	has, err := hasManagedFields(obj)
-	if err != nil || !has {
-		return obj, err
-	}
-	*scratch = appendStripped(slices.Grow((*scratch)[:0], strippedSize(obj)), obj)
-	return *scratch, nil
 }

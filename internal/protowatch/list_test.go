@@ -31,21 +31,13 @@ func TestListDecodesAsClientGo(t *testing.T) {
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "20", Continue: "next"},
 		Items: []corev1.ConfigMap{*configMap("a", "10"), {ObjectMeta: metav1.ObjectMeta{Name: "bare"}}, *configMap("b", "12")}}
 	body := encodeObject(t, list)
-	for _, drop := range []bool{false, true} {
-		want := clientGoList(t, body)
-		if drop {
-			for i := range want.Items {
-				want.Items[i].ManagedFields = nil
-			}
-		}
-		got := &corev1.ConfigMapList{}
-		ok, err := protowatch.NewList("ConfigMapList", got, drop).Decode(body, got)
-		if !ok || err != nil {
-			t.Fatalf("drop %v: Decode: %v, %v", drop, ok, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("drop %v: list differs from client-go's:\n got %#v\nwant %#v", drop, got, want)
-		}
+	want := clientGoList(t, body)
+	got := &corev1.ConfigMapList{}
+	if ok, err := protowatch.NewList("ConfigMapList").Decode(body, got); !ok || err != nil {
+		t.Fatalf("Decode: %v, %v", ok, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("list differs from client-go's:\n got %#v\nwant %#v", got, want)
 	}
 }
 
@@ -53,10 +45,10 @@ func TestListDecodesAsClientGo(t *testing.T) {
 func TestListLeavesStatus(t *testing.T) {
 	body := encodeObject(t, &apierrors.NewResourceExpired("gone").ErrStatus)
 	got := &corev1.ConfigMapList{}
-	if ok, err := protowatch.NewList("ConfigMapList", got, true).Decode(body, got); ok || err != nil {
+	if ok, err := protowatch.NewList("ConfigMapList").Decode(body, got); ok || err != nil {
 		t.Fatalf("Decode of a Status: %v, %v; want false, nil", ok, err)
 	}
-	if _, err := protowatch.NewList("ConfigMapList", got, true).Decode([]byte("{}"), got); err == nil {
+	if _, err := protowatch.NewList("ConfigMapList").Decode([]byte("{}"), got); err == nil {
 		t.Fatal("Decode of JSON: no error")
 	}
 }

@@ -1,7 +1,6 @@
 package protowatch
 
 import (
-	"encoding/binary"
 	"reflect"
 	"strings"
 
@@ -9,127 +8,84 @@ import (
 )
 
 // Field numbers of the built-in kinds' protobuf: every object has its
-// ObjectMeta at 1 (checked by metadataFirst), every list its items at 2
-// (itemsSecond), and ObjectMeta has managedFields at 17.
+// ObjectMeta at 1 (checked by metadataFirst), and ObjectMeta has managedFields
+// at 17.
 const (
 	metadataField      = 1
-	itemsField         = 2
 	managedFieldsField = 17
 )
 
-// metadataFirst reports whether t, a struct or a pointer to one, has its
-// metav1.ObjectMeta at protobuf field 1, as cutting managedFields assumes.
-func metadataFirst(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
+// metadataFirst reports whether obj's Go type, a pointer to a struct, has
+// its ObjectMeta at protobuf field 1, as every built-in kind has.
+func metadataFirst(obj Object) bool {
+	t := reflect.TypeOf(obj)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return false
 	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if f.Type == reflect.TypeFor[metav1.ObjectMeta]() {
-			return strings.HasPrefix(f.Tag.Get("protobuf"), "bytes,1,")
-		}
-	}
-	return false
+	f, ok := t.Elem().FieldByName("ObjectMeta")
+	return ok && f.Type == reflect.TypeFor[metav1.ObjectMeta]() && strings.HasPrefix(f.Tag.Get("protobuf"), "bytes,1,")
 }
 
-// itemsSecond reports whether t, a list type, has its items at protobuf
-// field 2 and they have their metadata at 1.
-func itemsSecond(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
+// metaOf returns obj's ObjectMeta, or nil.
+func metaOf(obj Object) *metav1.ObjectMeta {
+	a, ok := obj.(metav1.ObjectMetaAccessor)
+	if !ok {
+		return nil
 	}
-	if t.Kind() != reflect.Struct {
-		return false
-	}
-	f, ok := t.FieldByName("Items")
-	return ok && f.Type.Kind() == reflect.Slice && strings.HasPrefix(f.Tag.Get("protobuf"), "bytes,2,") &&
-		metadataFirst(f.Type.Elem())
+	m, _ := a.GetObjectMeta().(*metav1.ObjectMeta)
+	return m
 }
 
-// hasManagedFields reports whether the object obj has managedFields in
-// its metadata, so that the common case (none) costs one scan and no copy.
-// It walks every field of obj and of its metadata, so that the functions
-// below, which rely on that, need not check them again.
-func hasManagedFields(obj []byte) (bool, error) {
-	found := false
-	for len(obj) > 0 {
-		f, err := next(obj)
+// unmarshalWithoutManaged decodes b into obj, whose ObjectMeta is meta,
+// leaving out metadata.managedFields. Protobuf decodes a message's fields
+// one by one, and a generated Unmarshal adds to what its object holds, so
+// decoding runs of b's fields in turn (the object's other fields into obj,
+// its metadata's but managedFields into meta) makes the object one
+// Unmarshal of b would, without them: no copy of b, and no managedFields
+// entry allocated only to be dropped.
+func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte) error {
+	run := 0 // the start of the fields not yet decoded
+	for i := 0; i < len(b); {
+		f, err := next(b[i:])
 		if err != nil {
-			return false, err
+			return err
 		}
 		if f.num == metadataField && f.wire == wireBytes {
-			for meta := f.val; len(meta) > 0; {
-				m, err := next(meta)
-				if err != nil {
-					return false, err
-				}
-				found = found || m.num == managedFieldsField
-				meta = meta[m.size:]
+			if err := unmarshalRun(obj, b[run:i]); err != nil {
+				return err
 			}
-		}
-		obj = obj[f.size:]
-	}
-	return found, nil
-}
-
-// strippedSize returns the size of obj without its managedFields. obj
-// has been walked by hasManagedFields: it is well formed.
-func strippedSize(obj []byte) int {
-	size := 0
-	for len(obj) > 0 {
-		f, _ := next(obj)
-		if f.num == metadataField && f.wire == wireBytes {
-			n := metaSize(f.val)
-			size += f.tag + uvarintLen(n) + n
-		} else {
-			size += f.size
-		}
-		obj = obj[f.size:]
-	}
-	return size
-}
-
-// metaSize returns the size of ObjectMeta bytes meta without field 17.
-func metaSize(meta []byte) int {
-	size := len(meta)
-	for len(meta) > 0 {
-		m, _ := next(meta)
-		if m.num == managedFieldsField {
-			size -= m.size
-		}
-		meta = meta[m.size:]
-	}
-	return size
-}
-
-// appendStripped appends obj without its managedFields to dst, fixing
-// the length of the metadata field around them.
-func appendStripped(dst, obj []byte) []byte {
-	for len(obj) > 0 {
-		f, _ := next(obj)
-		if f.num != metadataField || f.wire != wireBytes {
-			dst = append(dst, obj[:f.size]...)
-			obj = obj[f.size:]
-			continue
-		}
-		dst = append(dst, obj[:f.tag]...)
-		dst = binary.AppendUvarint(dst, uint64(metaSize(f.val)))
-		for meta := f.val; len(meta) > 0; {
-			m, _ := next(meta)
-			if m.num != managedFieldsField {
-				dst = append(dst, meta[:m.size]...)
+			if err := unmarshalMeta(meta, f.val); err != nil {
+				return err
 			}
-			meta = meta[m.size:]
+			run = i + f.size
 		}
-		obj = obj[f.size:]
+		i += f.size
 	}
-	return dst
+	return unmarshalRun(obj, b[run:])
 }
 
-func uvarintLen(n int) int {
-	var b [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(b[:], uint64(n))
+// unmarshalMeta decodes ObjectMeta b into meta without managedFields.
+func unmarshalMeta(meta *metav1.ObjectMeta, b []byte) error {
+	run := 0
+	for i := 0; i < len(b); {
+		f, err := next(b[i:])
+		if err != nil {
+			return err
+		}
+		if f.num == managedFieldsField {
+			if err := unmarshalRun(meta, b[run:i]); err != nil {
+				return err
+			}
+			run = i + f.size
+		}
+		i += f.size
+	}
+	return unmarshalRun(meta, b[run:])
+}
+
+func unmarshalRun(m interface{ Unmarshal([]byte) error }, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return m.Unmarshal(b)
 }

@@ -1,7 +1,9 @@
 package protowatch_test
 
 import (
+	"encoding/binary"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,12 +103,7 @@ func repeat(b byte, n int) []byte { return []byte(strings.Repeat(string(b), n)) 
 // With DropManagedFields the objects are client-go's without managedFields.
 func TestWatchDropsManagedFields(t *testing.T) {
 	stream := encodeStream(t, events())
-	want := drain(clientGoWatch(t, body(stream)))
-	for _, ev := range want {
-		if obj, ok := ev.Object.(*corev1.ConfigMap); ok {
-			obj.ManagedFields = nil
-		}
-	}
+	want := withoutManaged(drain(clientGoWatch(t, body(stream))))
 	got := drain(configMapKind(true).Watch(body(stream)))
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events differ from client-go's without managedFields:\n got %#v\nwant %#v", got, want)
@@ -174,4 +171,55 @@ func TestWatchStop(t *testing.T) {
 	if !c.closed.Load() {
 		t.Fatal("stream not closed")
 	}
+}
+
+// managedFields between other fields of the metadata, and the metadata
+// after other fields of the object (kube-apiserver writes them in field
+// order), are left out all the same.
+func TestWatchDropsManagedFieldsAnywhere(t *testing.T) {
+	var meta []byte
+	for _, m := range []metav1.ObjectMeta{{Name: "a"}, {ManagedFields: managed("x")}, {Namespace: "ns", Labels: map[string]string{"l": "v"}}} {
+		b, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta = append(meta, b...)
+	}
+	data, err := (&corev1.ConfigMap{Data: map[string]string{"k": "v"}}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := binary.AppendUvarint(append(slices.Clone(data), 0x0a), uint64(len(meta))) // field 1, the metadata
+	obj = append(append(obj, meta...), data...)                                      // the data again: the same map entry
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Raw: obj}
+	raw, err := u.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := encodeRawStream(t, []metav1.WatchEvent{{Type: string(watch.Added), Object: runtime.RawExtension{Raw: append([]byte("k8s\x00"), raw...)}}})
+	want := drain(clientGoWatch(t, body(stream)))
+	if len(want) != 1 || len(want[0].Object.(*corev1.ConfigMap).ManagedFields) != 1 {
+		t.Fatalf("client-go decoded %v, want a ConfigMap with managedFields", want)
+	}
+	// The ConfigMap's bytes, before and after the metadata, carry an empty
+	// ObjectMeta whose strings override name and namespace: later fields
+	// win, for both decoders.
+	want = withoutManaged(want)
+	got := drain(configMapKind(true).Watch(body(stream)))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("events differ from client-go's without managedFields:\n got %#v\nwant %#v", got, want)
+	}
+	if cm := got[0].Object.(*corev1.ConfigMap); cm.Labels["l"] != "v" || cm.Data["k"] != "v" {
+		t.Fatalf("fields around managedFields lost: %v", cm)
+	}
+}
+
+// withoutManaged drops the managedFields of the events' ConfigMaps.
+func withoutManaged(evs []watch.Event) []watch.Event {
+	for _, ev := range evs {
+		if obj, ok := ev.Object.(*corev1.ConfigMap); ok {
+			obj.ManagedFields = nil
+		}
+	}
+	return evs
 }

@@ -17,7 +17,6 @@ type field struct {
 	num  uint64
 	wire uint64
 	val  []byte // a length-delimited field's bytes; nil for other types
-	tag  int    // the size of its tag
 	size int    // the whole field's size: tag, length and value
 }
 
@@ -29,7 +28,7 @@ func next(b []byte) (field, error) {
 	if n <= 0 {
 		return field{}, errTruncated
 	}
-	f := field{num: tag >> 3, wire: tag & 7, tag: n}
+	f := field{num: tag >> 3, wire: tag & 7}
 	switch f.wire {
 	case 0: // varint
 		_, m := binary.Uvarint(b[n:])
