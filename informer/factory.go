@@ -114,9 +114,10 @@ func For[T object.Object](f *Factory, namespace string, sel object.Selector) (*I
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
 	sel = f.selectors(gvk, sel)
+	newObject := protoNew[T]()
 	return shared[T](f, factoryKey{gvk: gvk, form: "typed", namespace: namespace, labels: sel.Labels, fields: sel.Fields},
 		func(gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
-			return f.typedLW(gvk, gvr, namespace)
+			return f.typedLW(gvk, gvr, namespace, newObject)
 		})
 }
 

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/internal/protowatch"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -23,9 +24,12 @@ type typedLW struct {
 	newList   func() (runtime.Object, error)
 	resource  string
 	namespace string
+	wire      *wireForm // decodes protobuf answers itself; nil for client-go's decoding
 }
 
-func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string) (reflector.ListerWatcher, error) {
+// typedLW returns the ListerWatcher of gvk's objects, which newObject makes
+// (nil where T is not a built-in kind's Go type).
+func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string, newObject func() protowatch.Object) (reflector.ListerWatcher, error) {
 	client, err := f.c.RESTClientFor(gvk.GroupVersion())
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -35,13 +39,22 @@ func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionRe
 	if !scheme.Recognizes(listGVK) {
 		return nil, fmt.Errorf("informer factory: the scheme has %s but not %s", gvk, listGVK)
 	}
-	return &typedLW{
+	lw := &typedLW{
 		client:    client,
 		params:    f.c.ParameterCodec(),
 		newList:   func() (runtime.Object, error) { return scheme.New(listGVK) },
 		resource:  gvr.Resource,
 		namespace: namespace,
-	}, nil
+	}
+	if newObject != nil && asksProtobuf(f.c.Config()) {
+		lw.wire = newWireForm(gvk.Kind, newObject, lw.newList, !f.o.keepManagedFields)
+	}
+	return lw, nil
+}
+
+func (l *typedLW) request(opts *metav1.ListOptions) *rest.Request {
+	return l.client.Get().NamespaceIfScoped(l.namespace, l.namespace != "").Resource(l.resource).
+		VersionedParams(opts, l.params)
 }
 
 func (l *typedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -49,15 +62,23 @@ func (l *typedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Ob
 	if err != nil {
 		return nil, err
 	}
-	err = l.client.Get().NamespaceIfScoped(l.namespace, l.namespace != "").Resource(l.resource).
-		VersionedParams(&opts, l.params).Do(ctx).Into(list)
-	return list, err
+	res := l.request(&opts).Do(ctx)
+	if l.wire != nil {
+		if ok, err := l.wire.list(res, list); ok {
+			return list, err
+		}
+	}
+	return list, res.Into(list)
 }
 
 func (l *typedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
-	return l.client.Get().NamespaceIfScoped(l.namespace, l.namespace != "").Resource(l.resource).
-		VersionedParams(&opts, l.params).Watch(ctx)
+	if l.wire != nil {
+		if w, ok, err := l.wire.watch(ctx, l.request(&opts)); ok {
+			return w, err
+		}
+	}
+	return l.request(&opts).Watch(ctx)
 }
 
 // SupportsWatchList reports true: a real API server streams or refuses.

@@ -1,0 +1,89 @@
+package informer
+
+import (
+	"context"
+	"mime"
+	"reflect"
+	"sync/atomic"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/internal/protowatch"
+)
+
+// wireForm is how a typed informer of a built-in kind decodes the API
+// server's protobuf itself: each object once, from the bytes read, where
+// client-go copies its bytes twice more and looks its kind up in the
+// scheme (package protowatch). It is used when the cluster's config asks for
+// protobuf; anything else (JSON, a Status) goes to client-go's decoding.
+type wireForm struct {
+	kind  *protowatch.Kind
+	lists *protowatch.List
+	// refused is set when the server would not watch in protobuf (a 406
+	// from an aggregated API server without it): watches go to client-go,
+	// which takes what the server sends, from then on.
+	refused atomic.Bool
+}
+
+// newWireForm returns the wireForm of kind, or nil if its list type has no
+// protobuf code. With dropManaged, watch events' objects are decoded
+// without managedFields, for an informer that drops them anyway.
+func newWireForm(kind string, newObject func() protowatch.Object, newList func() (runtime.Object, error), dropManaged bool) *wireForm {
+	if list, err := newList(); err != nil {
+		return nil
+	} else if _, ok := list.(protowatch.Object); !ok {
+		return nil
+	}
+	return &wireForm{kind: protowatch.NewKind(kind, newObject, dropManaged), lists: protowatch.NewList(kind + "List")}
+}
+
+// protoNew returns a function making new objects T, if T is a built-in
+// kind's Go type (it has protobuf code), or nil.
+func protoNew[T runtime.Object]() func() protowatch.Object {
+	var zero T
+	if _, ok := any(zero).(protowatch.Object); !ok {
+		return nil
+	}
+	elem := reflect.TypeOf(zero).Elem()
+	return func() protowatch.Object { return reflect.New(elem).Interface().(protowatch.Object) }
+}
+
+// asksProtobuf reports whether cfg asks for protobuf.
+func asksProtobuf(cfg *rest.Config) bool {
+	mt, _, err := mime.ParseMediaType(cfg.ContentType)
+	return err == nil && mt == runtime.ContentTypeProtobuf
+}
+
+// watch watches as req asks, in protobuf. It reports false when the
+// server refuses protobuf, for the caller to watch through client-go.
+// The request is not throttled, as client-go's watches are not: the client
+// rate limit is for requests that end.
+func (w *wireForm) watch(ctx context.Context, req *rest.Request) (watch.Interface, bool, error) {
+	if w.refused.Load() {
+		return nil, false, nil
+	}
+	body, err := req.SetHeader("Accept", runtime.ContentTypeProtobuf).Throttle(nil).Stream(ctx)
+	if err != nil {
+		if apierrors.IsNotAcceptable(err) || apierrors.IsUnsupportedMediaType(err) {
+			w.refused.Store(true)
+			return nil, false, nil
+		}
+		return nil, true, err
+	}
+	return w.kind.Watch(body), true, nil
+}
+
+// list decodes res into list if it is a protobuf list of the kind. It
+// reports false for client-go to decode it: an error, JSON or a Status.
+func (w *wireForm) list(res rest.Result, list runtime.Object) (bool, error) {
+	var ct string
+	res.ContentType(&ct)
+	body, err := res.Raw()
+	if mt, _, perr := mime.ParseMediaType(ct); err != nil || perr != nil || mt != runtime.ContentTypeProtobuf {
+		return false, nil
+	}
+	return w.lists.Decode(body, list.(protowatch.Object))
+}

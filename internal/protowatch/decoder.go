@@ -1,0 +1,164 @@
+package protowatch
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// Object is a kind's generated protobuf code, as every built-in kind has.
+type Object interface {
+	runtime.Object
+	Unmarshal([]byte) error
+}
+
+// Kind decodes the objects of one kind. It is safe for concurrent use.
+type Kind struct {
+	name        string
+	newObject   func() Object
+	dropManaged bool // and newObject's objects have their ObjectMeta at field 1
+}
+
+// NewKind returns the Kind named kind ("ConfigMap"), whose objects
+// newObject makes. With dropManagedFields its objects come out without
+// metadata.managedFields; the option is ignored for a Go type that does
+// not have its ObjectMeta at protobuf field 1, as every built-in kind has.
+func NewKind(kind string, newObject func() Object, dropManagedFields bool) *Kind {
+	return &Kind{name: kind, newObject: newObject,
+		dropManaged: dropManagedFields && metadataFirst(newObject()) && metaOf(newObject()) != nil}
+}
+
+// maxFrame is the largest watch event read, as client-go's limit: the API
+// server stores objects of about 1.5 MiB at most.
+const maxFrame = 16 << 20
+
+// Decoder reads the events of a protobuf watch stream. It implements
+// apimachinery's watch.Decoder, for watch.StreamWatcher.
+type Decoder struct {
+	kind *Kind
+	r    io.ReadCloser
+	hdr  [4]byte
+	buf  []byte // the frame; read into again for each event
+}
+
+// NewDecoder returns a Decoder of k's events from body, a watch answer of
+// content type application/vnd.kubernetes.protobuf;stream=watch.
+func (k *Kind) NewDecoder(body io.ReadCloser) *Decoder {
+	return &Decoder{kind: k, r: body}
+}
+
+// Watch returns the watch of k's events from body, a watch answer of
+// content type application/vnd.kubernetes.protobuf;stream=watch, which it
+// closes when stopped or at the end of the stream. Like client-go's, it
+// ends with an ERROR event (a 500 Status) on an event it cannot decode,
+// and without one at the end of the stream, truncated or not.
+func (k *Kind) Watch(body io.ReadCloser) watch.Interface {
+	return watch.NewStreamWatcher(k.NewDecoder(body),
+		apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding"))
+}
+
+// Decode returns the next event. At the end of the stream its error is
+// io.EOF, or io.ErrUnexpectedEOF in the middle of an event; errors
+// reading the stream come as they are, for StreamWatcher to tell a
+// dropped connection from a broken event.
+func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
+	if _, err := io.ReadFull(d.r, d.hdr[:]); err != nil {
+		return "", nil, err
+	}
+	n := binary.BigEndian.Uint32(d.hdr[:])
+	if n > maxFrame {
+		return "", nil, fmt.Errorf("protowatch: %s watch event of %d bytes, more than %d", d.kind.name, n, maxFrame)
+	}
+	if cap(d.buf) < int(n) {
+		// Doubling, and never shrinking, keeps a stream of growing objects
+		// from allocating at every event.
+		d.buf = make([]byte, max(int(n), 2*cap(d.buf)))
+	}
+	frame := d.buf[:n]
+	if _, err := io.ReadFull(d.r, frame); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return "", nil, err
+	}
+	typ, obj, err := d.event(frame)
+	if err != nil {
+		return "", nil, fmt.Errorf("protowatch: %s watch event: %w", d.kind.name, err)
+	}
+	return typ, obj, nil
+}
+
+// Close closes the stream. Its error is of no use to a watch that ends,
+// and client-go's decoder drops it too.
+func (d *Decoder) Close() { _ = d.r.Close() }
+
+// event decodes a frame: a WatchEvent (1: type, 2: RawExtension {1: an
+// Unknown around the object}).
+func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
+	var typ, ext []byte
+	for len(raw) > 0 {
+		f, err := next(raw)
+		if err != nil {
+			return "", nil, err
+		}
+		if f.wire == wireBytes {
+			switch f.num {
+			case 1:
+				typ = f.val
+			case 2:
+				ext = f.val
+			}
+		}
+		raw = raw[f.size:]
+	}
+	et, ok := eventTypes[string(typ)]
+	if !ok {
+		return "", nil, fmt.Errorf("invalid watch event type %q", typ)
+	}
+	inner, err := bytesField(ext, 1)
+	if err != nil {
+		return "", nil, err
+	}
+	obj, err := d.kind.decode(inner)
+	return et, obj, err
+}
+
+var eventTypes = map[string]watch.EventType{
+	string(watch.Added): watch.Added, string(watch.Modified): watch.Modified, string(watch.Deleted): watch.Deleted,
+	string(watch.Bookmark): watch.Bookmark, string(watch.Error): watch.Error,
+}
+
+// decode decodes b, an Unknown around one of k's objects or around a
+// Status (an ERROR event's).
+func (k *Kind) decode(b []byte) (runtime.Object, error) {
+	kind, raw, err := unwrap(b)
+	if err != nil {
+		return nil, err
+	}
+	switch string(kind) {
+	case k.name:
+		obj := k.newObject()
+		if k.dropManaged {
+			err = unmarshalWithoutManaged(obj, metaOf(obj), raw)
+		} else {
+			err = obj.Unmarshal(raw)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.name, err)
+		}
+		return obj, nil
+	case "Status":
+		status := &metav1.Status{}
+		if err := status.Unmarshal(raw); err != nil {
+			return nil, fmt.Errorf("the Status of an ERROR event: %w", err)
+		}
+		return status, nil
+	}
+	return nil, fmt.Errorf("object of kind %q, want %s", kind, k.name)
+}
