@@ -1,6 +1,7 @@
 package protowatch
 
 import (
+	"bufio"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -42,7 +43,8 @@ const maxFrame = 16 << 20
 // apimachinery's watch.Decoder, for watch.StreamWatcher.
 type Decoder struct {
 	kind *Kind
-	r    io.ReadCloser
+	body io.ReadCloser
+	r    *bufio.Reader // body, read in large pieces (see readSize)
 	hdr  [4]byte
 	buf  []byte // the frame; read into again for each event
 }
@@ -50,8 +52,16 @@ type Decoder struct {
 // NewDecoder returns a Decoder of k's events from body, a watch answer of
 // content type application/vnd.kubernetes.protobuf;stream=watch.
 func (k *Kind) NewDecoder(body io.ReadCloser) *Decoder {
-	return &Decoder{kind: k, r: body}
+	return &Decoder{kind: k, body: body, r: bufio.NewReaderSize(body, readSize)}
 }
+
+// readSize is how much of the stream a read asks for. Over HTTP/2 the
+// client returns flow-control credit (a WINDOW_UPDATE frame, one write to
+// the connection) from a read that takes 4 KiB or more since the last:
+// reading each event's header and body separately, as client-go's framer
+// does, writes one every few events of a streamed list; reads of up to
+// 32 KiB, while the list streams in, write one per read.
+const readSize = 32 << 10
 
 // Watch returns the watch of k's events from body, a watch answer of
 // content type application/vnd.kubernetes.protobuf;stream=watch, which it
@@ -96,7 +106,7 @@ func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
 
 // Close closes the stream. Its error is of no use to a watch that ends,
 // and client-go's decoder drops it too.
-func (d *Decoder) Close() { _ = d.r.Close() }
+func (d *Decoder) Close() { _ = d.body.Close() }
 
 // event decodes a frame: a WatchEvent (1: type, 2: RawExtension {1: an
 // Unknown around the object}).
