@@ -42,7 +42,7 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 	}
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk, len(b.Items) <= maxDecodedChunk)
+			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk, b.InitialList || len(b.Items) <= maxDecodedChunk)
 			if err != nil {
 				errs = append(errs, err) // an IndexFunc's: the change still counts
 			}
@@ -100,10 +100,13 @@ func (inf *Informer[T]) listDone(src *source[T]) {
 	}
 }
 
-// maxDecodedChunk is the most objects a compact cache's chunk carries
-// decoded, beside their encoding: a part of the first list (see
-// reflector.ListAppender) then reaches handlers without being decoded
-// again, while a whole relist's chunk holds no decoded objects.
+// maxDecodedChunk is the most objects a compact cache's chunk of a relist
+// carries decoded, beside their encoding, so that a large relist's chunk
+// holds no decoded objects until every handler has had them. The first
+// list's chunks carry them whatever their size: its objects reach handlers
+// without being decoded again, and they are decoded already, in parts as
+// the list arrives (see reflector.ListAppender) or in one list the server
+// sent whole.
 const maxDecodedChunk = 1024
 
 // applyDelta changes the cache (whose write lock is held) for one delta and
