@@ -45,12 +45,13 @@
 // modify, which is what controller-runtime's cached client gives by
 // deep-copying. Handlers still get decoded objects, read-only as ever: a
 // watch event's are the ones the reflector produced, shared among the
-// handlers; the creates of a list (and a handler's initial creates and
-// resyncs) carry the object encoded, and each handler decodes its own as
-// it gets them, so that the events of a whole list do not hold every
-// object decoded until the slowest handler is through. The reflector hands
-// the first list over in parts as it arrives, so a compact cache never
-// holds the whole list decoded either. The last few hundred objects stored
+// handlers, and so are the first list's. The reflector hands the first
+// list over in parts as it arrives, so neither the cache nor its events
+// hold the whole list decoded while the rest is read. The creates of a
+// relist (and a late handler's initial creates, and resyncs) carry the
+// object encoded, and each handler decodes its own as it gets them, so
+// that the events of a whole relist do not hold every object decoded
+// until the slowest handler is through. The last few hundred objects stored
 // stay decoded, so a read soon after an event costs a DeepCopy and an
 // update's event finds the previous state there; other reads decode (a
 // ConfigMap in 1.1 µs against 0.7 µs for a DeepCopy; a custom resource in
