@@ -142,6 +142,10 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, ch
 	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):
 		return n, nil, false, err // a relist found it unchanged
 	}
+	if c.compact != nil && !old.ref.hot {
+		// Decoded when a handler gets the event, off this goroutine.
+		return notification[T]{kind: kindUpdate, obj: d.Object, lazyOld: &lazyOld[T]{data: old.ref.data}}, nil, true, err
+	}
 	prev, perr := c.object(old)
 	if perr != nil {
 		prev = d.Object // the update still reaches handlers, as a resync would

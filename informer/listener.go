@@ -23,10 +23,11 @@ const (
 // notification is one event for one key, waiting for a handler.
 type notification[T object.Object] struct {
 	kind    kind
-	initial bool // create: part of the initial list
-	unknown bool // delete: final state unknown (inferred from a relist)
-	old     T    // update: the state the handler saw last
-	obj     T    // create, update: the new state; delete: the last known state
+	initial bool        // create: part of the initial list
+	unknown bool        // delete: final state unknown (inferred from a relist)
+	old     T           // update: the state the handler saw last
+	lazyOld *lazyOld[T] // update in a compact cache: old, still encoded (old unset)
+	obj     T           // create, update: the new state; delete: the last known state
 }
 
 // encodedChange is a change in a compact cache's chunk. If data is set, it
@@ -236,7 +237,16 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 	case kindCreate:
 		l.handler.OnCreate(event.Create[T]{Object: n.obj, IsInInitialList: n.initial})
 	case kindUpdate:
-		l.handler.OnUpdate(event.Update[T]{ObjectOld: n.old, ObjectNew: n.obj})
+		old := n.old
+		if n.lazyOld != nil {
+			var err error
+			if old, err = n.lazyOld.get(l.decode); err != nil {
+				// The update still reaches the handler, as a resync would.
+				l.log.Error(err, "informer update delivered with its new state as the old: the old does not decode from the compact cache", "key", key)
+				old = n.obj
+			}
+		}
+		l.handler.OnUpdate(event.Update[T]{ObjectOld: old, ObjectNew: n.obj})
 	case kindDelete:
 		// Parsing the key costs no allocation and deletes are rare, so the
 		// notification carries only the string key every other kind needs.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -91,9 +92,9 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	}()
 	// Stop the manager before the namespaces are deleted (defers run last
 	// first), and report a failed shutdown.
+	stop := sync.OnceValue(func() error { stopManager(); return <-done })
 	defer func() {
-		stopManager()
-		if stopErr := <-done; err == nil && stopErr != nil {
+		if stopErr := stop(); err == nil && stopErr != nil {
 			err = fmt.Errorf("manager: %w", stopErr)
 		}
 	}()
@@ -101,6 +102,9 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	if err := s.play(ctx); err != nil {
 		return summary{}, err
 	}
+	// A step's outcome can show on the server before the reconcile that
+	// made it has counted it: count once every reconcile has ended.
+	_ = stop()
 	return summary{
 		Reconciles: op.reconciles.Load(),
 		Created:    op.created.Load(),
