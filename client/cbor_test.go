@@ -3,7 +3,6 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"mime"
 	"net/http"
 	"reflect"
@@ -26,41 +25,11 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
-// gadget is the Go type of the custom resource Gadget (gadgetCRD) as
-// kubebuilder generates it, with a status.
-type gadget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              map[string]string `json:"spec,omitempty"`
-	Status            gadgetStatus      `json:"status,omitempty"`
-}
-
-type gadgetStatus struct {
-	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-}
-
-func (g *gadget) DeepCopyObject() runtime.Object {
-	out := *g
-	g.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = maps.Clone(g.Spec)
-	return &out
-}
-
-type gadgetList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []gadget `json:"items"`
-}
-
-func (l *gadgetList) DeepCopyObject() runtime.Object {
-	out := *l
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = make([]gadget, len(l.Items))
-	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*gadget)
-	}
-	return &out
-}
+type (
+	gadget       = testkit.Gadget
+	gadgetStatus = testkit.GadgetStatus
+	gadgetList   = testkit.GadgetList
+)
 
 var gadgetGV = gadgetGVK.GroupVersion()
 

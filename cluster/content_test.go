@@ -2,7 +2,6 @@ package cluster_test
 
 import (
 	"context"
-	"maps"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -21,34 +20,10 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 
 // gadget is a custom resource's Go type as kubebuilder generates it: JSON
 // tags, no protobuf form.
-type gadget struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              map[string]string `json:"spec,omitempty"`
-}
-
-func (g *gadget) DeepCopyObject() runtime.Object {
-	out := *g
-	g.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = maps.Clone(g.Spec)
-	return &out
-}
-
-type gadgetList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []gadget `json:"items"`
-}
-
-func (l *gadgetList) DeepCopyObject() runtime.Object {
-	out := *l
-	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = make([]gadget, len(l.Items))
-	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*gadget)
-	}
-	return &out
-}
+type (
+	gadget     = testkit.Gadget
+	gadgetList = testkit.GadgetList
+)
 
 var gadgetGV = schema.GroupVersion{Group: "cluster.steady.dev", Version: "v1"}
 
