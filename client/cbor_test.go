@@ -26,9 +26,8 @@ import (
 )
 
 type (
-	gadget       = testkit.Gadget
-	gadgetStatus = testkit.GadgetStatus
-	gadgetList   = testkit.GadgetList
+	gadget     = testkit.Gadget
+	gadgetList = testkit.GadgetList
 )
 
 var gadgetGV = gadgetGVK.GroupVersion()
