@@ -40,9 +40,10 @@ func (inf *Informer[T]) apply(src *source[T], b deltafifo.Batch[T]) error {
 			c.items = make(map[string]T, len(b.Items))
 		}
 	}
+	keepDecoded := b.InitialList || len(b.Items) <= maxDecodedChunk
 	for _, item := range b.Items {
 		for _, d := range item.Deltas {
-			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk, b.InitialList || len(b.Items) <= maxDecodedChunk)
+			n, data, ok, err := inf.applyDelta(item.Key, d, b.InitialList, chunk, keepDecoded)
 			if err != nil {
 				errs = append(errs, err) // an IndexFunc's: the change still counts
 			}

@@ -41,6 +41,20 @@ func (l *lastSeen[T]) handler() informer.Handler[T] {
 	}
 }
 
+// watchSynced registers a lastSeen handler on inf, starts f and waits
+// until the handler has had the cache's objects. The returned func stops f.
+func watchSynced[T object.Object](t *testing.T, ctx context.Context, f *informer.Factory, inf *informer.Informer[T]) (*lastSeen[T], func()) {
+	t.Helper()
+	seen := &lastSeen[T]{}
+	reg, err := inf.AddHandler(seen.handler())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := startFactory(f, ctx)
+	testkit.Eventually(t, 30*time.Second, "handler sync", reg.HasSynced)
+	return seen, stop
+}
+
 func (l *lastSeen[T]) get(key string) (T, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -101,14 +115,9 @@ func TestCompactCacheAgainstAPIServer(t *testing.T) {
 	if err := inf.AddIndex("app", func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Labels["app"]}, nil }); err != nil {
 		t.Fatal(err)
 	}
-	var seen lastSeen[*corev1.ConfigMap]
-	reg, err := inf.AddHandler(seen.handler())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer startFactory(f, ctx)()
+	seen, stop := watchSynced(t, ctx, f, inf)
+	defer stop()
 	defer cancel()
-	testkit.Eventually(t, 30*time.Second, "handler sync", reg.HasSynced)
 
 	live, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {

@@ -11,17 +11,18 @@ import (
 	"github.com/steadyctl/steady/informer"
 )
 
-// A compact cache keeps its objects encoded and decodes one for every
-// read: the object read is the reader's own, to change without DeepCopy.
-// A Factory's caches are made compact with the same option, or one kind's
-// with KindOptions.Compact.
+// Caches are compact by default: a compact cache keeps its objects
+// encoded and decodes one for every read, so the object read is the
+// reader's own, to change without DeepCopy. WithCompact(false) keeps
+// decoded objects shared instead (for a Factory, every kind's;
+// KindOptions.Shared, one kind's).
 func ExampleWithCompact() {
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.ConfigMap{{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "prices", ResourceVersion: "1"},
 		Data:       map[string]string{"apple": "1.20"},
 	}}}
 	lw := exampleLW{list: list, watches: make(chan *watch.FakeWatcher, 1)}
-	inf := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"), informer.WithCompact(true))
+	inf := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"))
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error)
 	go func() { stopped <- inf.Start(ctx) }()

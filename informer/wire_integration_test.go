@@ -43,14 +43,9 @@ func TestInformerDecodesProtobufWatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var seen lastSeen[*corev1.Secret]
-	reg, err := inf.AddHandler(seen.handler())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer startFactory(f, ctx)()
+	seen, stop := watchSynced(t, ctx, f, inf)
+	defer stop()
 	defer cancel()
-	testkit.Eventually(t, 30*time.Second, "handler sync", reg.HasSynced)
 	for i := range 10 {
 		if _, err := cs.CoreV1().Secrets(ns).Update(ctx, secret(fmt.Sprint("s-", i), byte(100+i)), metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
