@@ -82,7 +82,7 @@ func TestReadYourWritesOwnEchoes(t *testing.T) {
 				if i == 0 {
 					_, err = e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "o"}, Data: map[string]string{"v": v}}, metav1.CreateOptions{})
 				} else {
-					err = e.patchParent("o", fmt.Sprintf(`{"data":{"v":%q}}`, v))
+					_, err = e.patchParent("o", fmt.Sprintf(`{"data":{"v":%q}}`, v))
 				}
 				if err != nil {
 					t.Fatal(err)

@@ -87,7 +87,7 @@ func TestReadYourWritesFailsOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			testkit.Eventually(t, 10*time.Second, "the first reconcile", func() bool { return reconciles.Load() == 1 })
-			if err := e.patchParent("p", touch(1)); err != nil {
+			if _, err := e.patchParent("p", touch(1)); err != nil {
 				t.Fatal(err)
 			}
 			if tc.held {

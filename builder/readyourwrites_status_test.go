@@ -153,13 +153,18 @@ func TestReadYourWritesStatusNeverReverted(t *testing.T) {
 			testkit.Eventually(t, 10*time.Second, "the cache to sync", ledgers.Informer().HasSynced)
 			history := watchStatus(t, e.ns)
 
-			e.staggered(t, lag, step, values, func(i int) error {
+			e.staggered(t, lag, step, values, func(i int) ([]string, error) {
+				var l *unstructured.Unstructured
+				var err error
 				if i == 0 {
-					_, err := ledgers.Create(context.Background(), newLedger(e.ns, "l", "v0"))
-					return err
+					l, err = ledgers.Create(context.Background(), newLedger(e.ns, "l", "v0"))
+				} else {
+					l, err = ledgers.Patch(context.Background(), e.ns, "l", types.MergePatchType, fmt.Appendf(nil, `{"spec":{"value":"v%d"}}`, i))
 				}
-				_, err := ledgers.Patch(context.Background(), e.ns, "l", types.MergePatchType, fmt.Appendf(nil, `{"spec":{"value":"v%d"}}`, i))
-				return err
+				if err != nil {
+					return nil, err
+				}
+				return []string{l.GetResourceVersion()}, nil
 			})
 			last := fmt.Sprintf("v%d", values-1)
 			if !gate {

@@ -63,21 +63,46 @@ func newRYWEnv(t *testing.T) *rywEnv {
 // succession arrive step apart, each on its own (arriving together, the
 // work queue would merge them into one reconcile), and every write the
 // controller makes meanwhile is seen only after the lag of the last step.
-// The lag is a setting of the proxy: nothing here waits.
-func (e *rywEnv) staggered(t *testing.T, base, step time.Duration, steps int, write func(i int) error) {
+// write returns the resource versions it wrote: the lag of a step is set
+// only once the previous step's events have reached the proxy, which the
+// server sends a little after answering the write.
+func (e *rywEnv) staggered(t *testing.T, base, step time.Duration, steps int, write func(i int) ([]string, error)) {
 	t.Helper()
 	for i := range steps {
 		e.lag.Set(base + time.Duration(i)*step)
-		if err := write(i); err != nil {
+		written, err := write(i)
+		if err != nil {
 			t.Fatalf("write %d: %v", i, err)
+		}
+		for _, rv := range written {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			err := e.lag.AwaitEvent(ctx, rv)
+			cancel()
+			if err != nil {
+				t.Fatalf("write %d: %v", i, err)
+			}
 		}
 	}
 }
 
-// patchParent merge-patches the ConfigMap name with patch, without lag.
-func (e *rywEnv) patchParent(name, patch string) error {
-	_, err := e.cs.CoreV1().ConfigMaps(e.ns).Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
-	return err
+// patchParent merge-patches the ConfigMap name with patch, without lag, and
+// returns its new resource version.
+func (e *rywEnv) patchParent(name, patch string) (string, error) {
+	cm, err := e.cs.CoreV1().ConfigMaps(e.ns).Patch(context.Background(), name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	if err != nil {
+		return "", err
+	}
+	return cm.ResourceVersion, nil
+}
+
+// createParent creates the ConfigMap cm, without lag, and returns its
+// resource version.
+func (e *rywEnv) createParent(cm *corev1.ConfigMap) (string, error) {
+	cm, err := e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), cm, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return cm.ResourceVersion, nil
 }
 
 // touch is a patch that changes a parent without changing what it wants.
@@ -268,23 +293,26 @@ func TestReadYourWritesOneChildPerParent(t *testing.T) {
 			r := newChildMaker(t, e, "children", controller.WithReadYourWrites(gate))
 			// The parents' creation, then touches: each step's events arrive
 			// step after the one before, each a reconcile of every parent.
-			e.staggered(t, lag, step, 1+touches, func(i int) error {
+			e.staggered(t, lag, step, 1+touches, func(i int) ([]string, error) {
+				var written []string
 				for _, p := range parents {
+					var rv string
 					var err error
 					if i == 0 {
 						cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: p}}
 						if tc.scratch {
 							cm.Data = map[string]string{"scratch": "yes"}
 						}
-						_, err = e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), cm, metav1.CreateOptions{})
+						rv, err = e.createParent(cm)
 					} else {
-						err = e.patchParent(p, touch(i))
+						rv, err = e.patchParent(p, touch(i))
 					}
 					if err != nil {
-						return err
+						return nil, err
 					}
+					written = append(written, rv)
 				}
-				return nil
+				return written, nil
 			})
 			testkit.Eventually(t, 15*time.Second, "a reconcile of every parent that sees a child", func() bool {
 				return !slices.ContainsFunc(parents, func(p string) bool { return !r.saw(p, "", some) })
@@ -343,7 +371,10 @@ func TestReadYourWritesDeletedChild(t *testing.T) {
 
 			// No child, for three steps; then a child again.
 			patches := []string{`{"data":{"want":"no"}}`, touch(1), touch(2), `{"data":{"want":"yes"}}`, touch(3)}
-			e.staggered(t, lag, step, len(patches), func(i int) error { return e.patchParent("p", patches[i]) })
+			e.staggered(t, lag, step, len(patches), func(i int) ([]string, error) {
+				rv, err := e.patchParent("p", patches[i])
+				return []string{rv}, err
+			})
 			cur, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(context.Background(), "p", metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -377,12 +408,15 @@ func TestReadYourWritesWaitBound(t *testing.T) {
 	const lag, step, bound = 2 * time.Second, 300 * time.Millisecond, 500 * time.Millisecond
 	e := newRYWEnv(t)
 	r := newChildMaker(t, e, "children", controller.WithReadYourWritesTimeout(bound))
-	e.staggered(t, lag, step, 2, func(i int) error {
+	e.staggered(t, lag, step, 2, func(i int) ([]string, error) {
+		var rv string
+		var err error
 		if i == 0 {
-			_, err := e.cs.CoreV1().ConfigMaps(e.ns).Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p"}}, metav1.CreateOptions{})
-			return err
+			rv, err = e.createParent(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p"}})
+		} else {
+			rv, err = e.patchParent("p", touch(i))
 		}
-		return e.patchParent("p", touch(i))
+		return []string{rv}, err
 	})
 	// The touch's reconcile is held for the child the first one created;
 	// after the bound it runs, on a cache without it, and creates another.

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,7 +40,14 @@ type WatchLag struct {
 	transport *http.Transport
 	done      chan struct{}
 	wg        sync.WaitGroup
+
+	mu      sync.Mutex
+	seen    []byte        // the latest watch bytes from the server, for AwaitEvent
+	arrived chan struct{} // closed and replaced when bytes arrive
 }
+
+// seenBytes bounds what AwaitEvent can look back on.
+const seenBytes = 1 << 20
 
 // NewWatchLag starts a proxy whose watch events arrive lag late; Set
 // changes the lag for events sent from then on.
@@ -61,7 +71,7 @@ func (e *Environment) NewWatchLag(lag time.Duration) (*WatchLag, error) {
 		return nil, fmt.Errorf("testenv: watch lag: %w", err)
 	}
 	transport := &http.Transport{TLSClientConfig: upstreamTLS, ForceAttemptHTTP2: true}
-	l := &WatchLag{listener: ln, transport: transport, done: make(chan struct{})}
+	l := &WatchLag{listener: ln, transport: transport, done: make(chan struct{}), arrived: make(chan struct{})}
 	l.Set(lag)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
@@ -87,6 +97,50 @@ func (e *Environment) NewWatchLag(lag time.Duration) (*WatchLag, error) {
 
 // Set changes the lag of the events the server sends from now on.
 func (l *WatchLag) Set(lag time.Duration) { l.lag.Store(int64(max(lag, 0))) }
+
+// AwaitEvent blocks until a watch event of an object at resourceVersion
+// has reached the proxy from the server, or ctx ends. From then on the
+// event's lag is fixed: a Set that follows applies to later events only.
+// A test that sets a new lag right after a write awaits the write's event
+// first, since the server sends it a little after answering the write.
+// It looks back on the latest megabyte of watch data.
+func (l *WatchLag) AwaitEvent(ctx context.Context, resourceVersion string) error {
+	// The version as JSON, CBOR (a text key and a text value shorter
+	// than 24 bytes) and protobuf (ObjectMeta's field 6, a string
+	// shorter than 128 bytes) spell it.
+	asJSON := []byte(`"resourceVersion":"` + resourceVersion + `"`)
+	asCBOR := append([]byte("\x6fresourceVersion"), append([]byte{0x60 | byte(len(resourceVersion))}, resourceVersion...)...)
+	asProto := append([]byte{6<<3 | 2, byte(len(resourceVersion))}, resourceVersion...)
+	spellings := [][]byte{asJSON, asCBOR, asProto}
+	for {
+		l.mu.Lock()
+		found := slices.ContainsFunc(spellings, func(b []byte) bool { return bytes.Contains(l.seen, b) })
+		arrived := l.arrived
+		l.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return fmt.Errorf("testenv: no watch event at resourceVersion %s: %w", resourceVersion, ctx.Err())
+		case <-l.done:
+			return fmt.Errorf("testenv: no watch event at resourceVersion %s: the proxy is closed", resourceVersion)
+		}
+	}
+}
+
+// record keeps data for AwaitEvent and wakes its callers.
+func (l *WatchLag) record(data []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen = append(l.seen, data...)
+	if over := len(l.seen) - seenBytes; over > 0 {
+		l.seen = append(l.seen[:0], l.seen[over:]...)
+	}
+	close(l.arrived)
+	l.arrived = make(chan struct{})
+}
 
 // Close stops the proxy and ends the watches open through it.
 func (l *WatchLag) Close() {
@@ -131,6 +185,7 @@ func (l *WatchLag) delay(src io.ReadCloser) io.ReadCloser {
 			n, err := src.Read(buf)
 			if n > 0 {
 				c := chunk{data: append([]byte(nil), buf[:n]...), due: time.Now().Add(time.Duration(l.lag.Load()))}
+				l.record(c.data)
 				select {
 				case b.chunks <- c:
 				case <-b.closed:

@@ -2,6 +2,7 @@ package testenv_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/testenv"
 )
@@ -67,5 +69,61 @@ func TestWatchLagDelaysOnlyWatches(t *testing.T) {
 	}
 	if waited := time.Since(deleted); waited >= lag {
 		t.Fatalf("event after %v with the lag off", waited)
+	}
+}
+
+// AwaitEvent returns once the write's event has reached the proxy, in
+// JSON and in protobuf alike, and a Set after it leaves that event's lag
+// as it was.
+func TestWatchLagAwaitEvent(t *testing.T) {
+	const lag = 2 * time.Second
+	env := testenv.Shared(t)
+	ns := env.NewNamespace(t, "lag-await-")
+	l, err := env.NewWatchLag(lag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	for _, contentType := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
+		t.Run(contentType, func(t *testing.T) {
+			cfg := rest.CopyConfig(l.Config)
+			cfg.ContentType = contentType
+			lagging, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Set(lag)
+			w, err := lagging.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			created := time.Now()
+			cm, err := env.Clientset.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "awaited-"}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			awaitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := l.AwaitEvent(awaitCtx, cm.ResourceVersion); err != nil {
+				t.Fatal(err)
+			}
+			l.Set(0)
+			ev, ok := nextEvent(t, w)
+			if !ok || ev.Type != watch.Added {
+				t.Fatalf("event %v (open %t), want Added", ev.Type, ok)
+			}
+			if waited := time.Since(created); waited < lag {
+				t.Fatalf("event after %v: a Set after AwaitEvent changed its lag of %v", waited, lag)
+			}
+		})
+	}
+
+	// A version no event carries: AwaitEvent gives up with its context.
+	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := l.AwaitEvent(short, "999999999999"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("AwaitEvent of a version never sent: %v, want the deadline", err)
 	}
 }
