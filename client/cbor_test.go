@@ -81,9 +81,9 @@ func mediaType(ct string) string {
 }
 
 // typedGadgetClient returns a synced client of gadgets in ns over its own cluster
-// and factory (managedFields kept), running until the test ends, and the
+// and factory (managedFields kept unless drop), running until the test ends, and the
 // recorder of its requests.
-func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, opts ...cluster.Option) (*client.Client[*gadget], rest.Interface, *recorder) {
+func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, drop bool, opts ...cluster.Option) (*client.Client[*gadget], rest.Interface, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	cfg := rest.CopyConfig(env.Config)
@@ -92,7 +92,7 @@ func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, opts .
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := informer.NewFactory(c, informer.WithKeepManagedFields(true))
+	f, err := informer.NewFactory(c, informer.WithKeepManagedFields(!drop))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,17 +131,25 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 		t.Fatal(err)
 	}
 	ns := env.NewNamespace(t, "cbor-")
-	wire, wireREST, wireRec := typedGadgetClient(t, env, ns)
-	ref, refREST, refRec := typedGadgetClient(t, env, ns, cluster.WithCBOR(false))
+	wire, wireREST, wireRec := typedGadgetClient(t, env, ns, false)
+	ref, refREST, refRec := typedGadgetClient(t, env, ns, false, cluster.WithCBOR(false))
+	// A factory that drops managedFields does not decode them from CBOR.
+	dropping, _, droppingRec := typedGadgetClient(t, env, ns, true)
 
-	// Both caches hold the object at rv, equal to want.
+	// The caches hold the object at rv, equal to want (without
+	// managedFields where the factory drops them).
 	same := func(want *gadget) {
 		t.Helper()
-		for name, c := range map[string]*client.Client[*gadget]{"cbor": wire, "json": ref} {
+		for name, c := range map[string]*client.Client[*gadget]{"cbor": wire, "json": ref, "cbor, dropping": dropping} {
 			testkit.Eventually(t, 20*time.Second, name+" cache at rv "+want.ResourceVersion, func() error {
 				got, err := c.Get(ctx, ns, want.Name)
 				if err != nil {
 					return err
+				}
+				want := want
+				if c == dropping {
+					want = want.DeepCopyObject().(*gadget)
+					want.ManagedFields = nil
 				}
 				if !reflect.DeepEqual(got, want) {
 					return fmt.Errorf("cache holds %+v, want %+v", got, want)
@@ -199,6 +207,23 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	if len(lists[0].Items) != 1 || !reflect.DeepEqual(lists[0], lists[1]) {
 		t.Errorf("lists differ:\n%+v\n%+v", lists[0], lists[1])
 	}
+	// The cache's client leaves managedFields out of what it decodes from
+	// CBOR, and only from CBOR.
+	cl, err := cluster.New(env.Config, cluster.WithScheme(gadgetScheme(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheREST, err := cl.CacheClientFor(gadgetGV, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cached gadgetList
+	if err := cacheREST.Get().Namespace(ns).Resource("gadgets").Do(ctx).Into(&cached); err != nil {
+		t.Fatal(err)
+	}
+	if len(cached.Items) != 1 || len(lists[0].Items[0].ManagedFields) == 0 || (len(cached.Items[0].ManagedFields) == 0) != served {
+		t.Errorf("the cache's client listed %+v (CBOR served %t)", cached.Items, served)
+	}
 	if err := wire.Delete(ctx, ns, "g"); err != nil {
 		t.Fatal(err)
 	}
@@ -217,6 +242,18 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 		answer, seq = runtime.ContentTypeCBOR, runtime.ContentTypeCBORSequence
 	}
 	checkExchanges(t, "cbor", wireRec.exchanges(), answer, seq, answer, true)
+	streamed := 0
+	for _, x := range droppingRec.exchanges() {
+		if x.answered != answer && x.answered != seq {
+			t.Errorf("dropping client: %s %s answered in %q, want %q or %q", x.method, x.path, x.answered, answer, seq)
+		}
+		if x.answered == seq {
+			streamed++
+		}
+	}
+	if streamed == 0 {
+		t.Errorf("dropping client: no watch in %v", droppingRec.exchanges())
+	}
 	checkExchanges(t, "json", refRec.exchanges(), runtime.ContentTypeJSON, runtime.ContentTypeJSON, runtime.ContentTypeJSON, false)
 }
 

@@ -138,11 +138,31 @@ func (c *Cluster) RESTMapper() meta.RESTMapper { return c.mapper }
 // AcceptContentTypes.
 // Clients are made once per group version and shared.
 func (c *Cluster) RESTClientFor(gv schema.GroupVersion) (rest.Interface, error) {
+	return c.typedClient(gv, false)
+}
+
+// CacheClientFor returns the REST client an informer of gv's typed
+// objects lists and watches with: RESTClientFor's, but with
+// dropManagedFields, objects it decodes from CBOR come without
+// metadata.managedFields, which it does not decode at all (decoding them
+// is most of the cost of a custom resource's CBOR). Informers that drop
+// managedFields anyway use it; a client whose answers the caller gets
+// must not.
+func (c *Cluster) CacheClientFor(gv schema.GroupVersion, dropManagedFields bool) (rest.Interface, error) {
+	return c.typedClient(gv, dropManagedFields && c.prefersCBOR(gv))
+}
+
+// typedClient returns the REST client of gv's typed objects, dropping
+// managedFields from CBOR answers if dropManaged.
+func (c *Cluster) typedClient(gv schema.GroupVersion, dropManaged bool) (rest.Interface, error) {
 	key := restKey{gv: gv, form: "typed"}
+	if dropManaged {
+		key.form = "typed, managedFields dropped"
+	}
 	if c.prefersCBOR(gv) {
 		return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
 			c.jsonUnlessProtobuf(cfg, gv)
-			return cborwire.New(cfg, c.scheme)
+			return cborwire.New(cfg, c.scheme, dropManaged)
 		})
 	}
 	return c.restClient(key, func(cfg *rest.Config) *rest.Config {

@@ -30,7 +30,7 @@ type typedLW struct {
 // typedLW returns the ListerWatcher of gvk's objects, which newObject makes
 // (nil where T is not a built-in kind's Go type).
 func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionResource, namespace string, newObject func() protowatch.Object) (reflector.ListerWatcher, error) {
-	client, err := f.c.RESTClientFor(gvk.GroupVersion())
+	client, err := f.c.CacheClientFor(gvk.GroupVersion(), !f.o.keepManagedFields)
 	if err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}

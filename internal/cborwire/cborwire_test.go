@@ -124,7 +124,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // client writes JSON from then on; answers are still decoded from CBOR.
 func TestDoFallsBackToJSONOn415(t *testing.T) {
 	s := scheme(map[string]runtime.Object{"Thing": &thing{}})
-	enc, err := runtime.NewClientNegotiator(cborwire.Serializer(s), thingGV).Encoder(runtime.ContentTypeCBOR, nil)
+	enc, err := runtime.NewClientNegotiator(cborwire.Serializer(s, false), thingGV).Encoder(runtime.ContentTypeCBOR, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDoFallsBackToJSONOn415(t *testing.T) {
 	defer hs.Close()
 	cfg := &rest.Config{Host: hs.URL, APIPath: "/apis"}
 	cfg.GroupVersion = &thingGV
-	c, err := cborwire.New(cfg, s)
+	c, err := cborwire.New(cfg, s, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,15 @@ type Client struct {
 // New returns a Client for cfg's group version, which must be set, with
 // cfg's other settings: it sets cfg's NegotiatedSerializer to Serializer
 // of scheme and wraps its transport to watch the answers' content types.
-func New(cfg *rest.Config, scheme *runtime.Scheme) (*Client, error) {
+// With dropManagedFields, the objects of its CBOR answers come without
+// metadata.managedFields (see Serializer): a client for an informer that
+// drops them anyway.
+func New(cfg *rest.Config, scheme *runtime.Scheme, dropManagedFields bool) (*Client, error) {
 	if cfg.GroupVersion == nil {
 		return nil, fmt.Errorf("cborwire: no group version in the config")
 	}
 	c := &Client{gv: *cfg.GroupVersion}
-	cfg.NegotiatedSerializer = Serializer(scheme)
+	cfg.NegotiatedSerializer = Serializer(scheme, dropManagedFields)
 	enc, err := runtime.NewClientNegotiator(cfg.NegotiatedSerializer, c.gv).Encoder(runtime.ContentTypeCBOR, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cborwire: CBOR encoder for %s: %w", c.gv, err)

@@ -2,6 +2,7 @@ package cborwire
 
 import (
 	"reflect"
+	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,15 +15,20 @@ import (
 // CBOR, for a REST client of typed objects. A watch answered in CBOR comes
 // as a CBOR sequence ("application/cbor-seq"), which client-go looks up by
 // that media type only when its own CBOR gate is on: Serializer lists it
-// as CBOR's stream form.
-func Serializer(scheme *runtime.Scheme) runtime.NegotiatedSerializer {
+// as CBOR's stream form. With dropManagedFields, objects decoded from CBOR
+// come without metadata.managedFields, which are not decoded at all.
+func Serializer(scheme *runtime.Scheme, dropManagedFields bool) runtime.NegotiatedSerializer {
 	ns := serializer.NewCodecFactory(scheme, serializer.WithSerializer(cbor.NewSerializerInfo)).WithoutConversion()
-	infos := ns.SupportedMediaTypes()
-	for _, info := range infos {
+	infos := slices.Clone(ns.SupportedMediaTypes())
+	for i, info := range infos {
 		if info.MediaType == runtime.ContentTypeCBOR {
+			if dropManagedFields {
+				info.Serializer = droppingDecoder{info.Serializer}
+				infos[i] = info
+			}
 			seq := info
 			seq.MediaType, seq.MediaTypeSubType = runtime.ContentTypeCBORSequence, "cbor-seq"
-			infos = append(infos[:len(infos):len(infos)], seq)
+			infos = append(infos, seq)
 			break
 		}
 	}
