@@ -73,6 +73,13 @@
 // ClientsAllowCBOR and ClientsPreferCBOR feature gates, read from the
 // environment; steady needs no environment variable.
 //
+// CacheClientFor is the client an informer lists and watches with. For an
+// informer that drops metadata.managedFields (a Factory's, by default), it
+// cuts them out of each CBOR object before decoding it: apimachinery
+// decodes every managedFields entry's fieldsV1 and encodes it again as the
+// JSON its Go type holds, the larger part of a custom resource's decoding,
+// only for the informer to drop it.
+//
 // The REST mapper reads discovery lazily and caches it. When it does not
 // know a kind, it reads discovery once more before giving up, so a kind
 // whose CustomResourceDefinition was installed after the first look is
