@@ -34,7 +34,7 @@ func managedThing(name string, entries int) *thing {
 	for i := range entries {
 		now := metav1.NewTime(time.Unix(1700000000+int64(i), 0))
 		t.ManagedFields = append(t.ManagedFields, metav1.ManagedFieldsEntry{Manager: "m", Operation: metav1.ManagedFieldsOperationApply,
-			APIVersion: "cborwire.steady.dev/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:k":{}}}`)}})
+			APIVersion: "cborwire.steady.dev/v1", Time: &now, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:k":{}}}`)})
 	}
 	return t
 }
