@@ -30,3 +30,25 @@ func TestMapHead(t *testing.T) {
 		}
 	}
 }
+
+// skip refuses what the API server never sends: indefinite lengths,
+// counts beyond the bytes, nesting beyond apimachinery's bound.
+func TestSkipRefusesMalformed(t *testing.T) {
+	deep := bytes.Repeat([]byte{0x81}, maxDepth+2) // arrays of one item, nested
+	deep = append(deep, 0x00)
+	for name, b := range map[string][]byte{
+		"indefinite map": {0xbf, 0x01, 0x02, 0xff},
+		"count too big":  {0xbb, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x01},
+		"string too big": {0x5a, 0, 0, 1, 0, 'a'},
+		"truncated head": {0x59, 0x01},
+		"too deep":       deep,
+	} {
+		if end, err := skip(b, 0); err == nil {
+			t.Errorf("%s: skipped to %d, want an error", name, end)
+		}
+	}
+	ok := append(bytes.Repeat([]byte{0x81}, maxDepth), 0x00)
+	if end, err := skip(ok, 0); err != nil || end != len(ok) {
+		t.Errorf("nesting of %d: %d, %v", maxDepth, end, err)
+	}
+}

@@ -60,10 +60,19 @@ func head(b []byte, i int) (major byte, arg uint64, next int, err error) {
 }
 
 // skip returns where the data item at b[i:] ends.
-func skip(b []byte, i int) (int, error) {
+func skip(b []byte, i int) (int, error) { return skipNested(b, i, 0) }
+
+// maxDepth bounds the nesting skip follows, as apimachinery's decoder
+// bounds what it accepts.
+const maxDepth = 64
+
+func skipNested(b []byte, i, depth int) (int, error) {
 	major, arg, next, err := head(b, i)
 	if err != nil {
 		return 0, err
+	}
+	if depth > maxDepth {
+		return 0, errUnsupported
 	}
 	switch major {
 	case majorBytes, majorText:
@@ -72,21 +81,21 @@ func skip(b []byte, i int) (int, error) {
 		}
 		return next + int(arg), nil
 	case majorArray, majorMap:
+		if arg > uint64(len(b)-next) { // each item takes a byte at least
+			return 0, errUnsupported
+		}
 		items := arg
 		if major == majorMap {
 			items *= 2
 		}
-		if items > uint64(len(b)-next) { // each item takes a byte at least
-			return 0, errUnsupported
-		}
 		for range items {
-			if next, err = skip(b, next); err != nil {
+			if next, err = skipNested(b, next, depth+1); err != nil {
 				return 0, err
 			}
 		}
 		return next, nil
 	case majorTag:
-		return skip(b, next)
+		return skipNested(b, next, depth+1)
 	}
 	return next, nil // integers and simple values: the head is all
 }
