@@ -127,7 +127,7 @@ func TestCustomResourcesOverCBOR(t *testing.T) {
 
 func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	ctx := context.Background()
-	if err := env.InstallCRDs(ctx, gadgetCRD()); err != nil {
+	if err := env.InstallCRDs(ctx, testkit.GadgetCRD(gadgetGV.Group)); err != nil {
 		t.Fatal(err)
 	}
 	ns := env.NewNamespace(t, "cbor-")

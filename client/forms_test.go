@@ -292,25 +292,6 @@ func TestUnstructuredClient(t *testing.T) {
 
 var gadgetGVK = schema.GroupVersionKind{Group: "client.steady.dev", Version: "v1", Kind: "Gadget"}
 
-// gadgetCRD is the Gadget custom resource's definition: any fields, a
-// status subresource.
-func gadgetCRD() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gadgets." + gadgetGVK.Group},
-		"spec": map[string]any{
-			"group": gadgetGVK.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-			"versions": []any{map[string]any{
-				"name": gadgetGVK.Version, "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			}},
-		},
-	}}
-}
-
 // gadgetClient installs the Gadget custom resource, with a status
 // subresource, through an unstructured client of CustomResourceDefinitions,
 // and returns an unstructured client of Gadgets in ns.
@@ -321,7 +302,7 @@ func gadgetClient(t *testing.T, f *informer.Factory, ns string) *client.Client[*
 	if err != nil {
 		t.Fatal(err)
 	}
-	crd := gadgetCRD()
+	crd := testkit.GadgetCRD(gadgetGVK.Group)
 	if _, err := crds.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,33 +26,13 @@ type (
 
 var gadgetGV = schema.GroupVersion{Group: "cluster.steady.dev", Version: "v1"}
 
-func gadgetCRD() *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gadgets." + gadgetGV.Group},
-		"spec": map[string]any{
-			"group": gadgetGV.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-			"versions": []any{map[string]any{
-				"name": gadgetGV.Version, "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"spec": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
-					},
-				}},
-			}},
-		},
-	}}
-}
-
 // A config that asks for protobuf, as operators set for the built-in kinds,
 // still writes a custom resource (as JSON, the only form the API server
 // serves it in), and keeps protobuf for the built-in kinds.
 func TestRESTClientForProtobufConfigAndCustomResources(t *testing.T) {
 	env := testkit.Env(t)
 	ctx := context.Background()
-	if err := env.InstallCRDs(ctx, gadgetCRD()); err != nil {
+	if err := env.InstallCRDs(ctx, testkit.GadgetCRD(gadgetGV.Group)); err != nil {
 		t.Fatal(err)
 	}
 	ns := testkit.Namespace(t, "content-")

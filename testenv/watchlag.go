@@ -106,14 +106,12 @@ func (l *WatchLag) Set(lag time.Duration) { l.lag.Store(int64(max(lag, 0))) }
 // It looks back on the latest megabyte of watch data.
 func (l *WatchLag) AwaitEvent(ctx context.Context, resourceVersion string) error {
 	// The version as JSON, CBOR (a key and a value shorter than 24
-	// bytes, byte strings as apimachinery writes them, or text) and
-	// protobuf (ObjectMeta's field 6, a string shorter than 128 bytes)
-	// spell it.
+	// bytes, byte strings as apimachinery writes strings) and protobuf
+	// (ObjectMeta's field 6, a string shorter than 128 bytes) spell it.
 	rv := []byte(resourceVersion)
 	spellings := [][]byte{
 		[]byte(`"resourceVersion":"` + resourceVersion + `"`),
 		slices.Concat([]byte("\x4fresourceVersion"), []byte{0x40 | byte(len(rv))}, rv),
-		slices.Concat([]byte("\x6fresourceVersion"), []byte{0x60 | byte(len(rv))}, rv),
 		slices.Concat([]byte{6<<3 | 2, byte(len(rv))}, rv),
 	}
 	for {

@@ -3,15 +3,21 @@ package testenv_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/testenv"
 )
 
@@ -125,5 +131,59 @@ func TestWatchLagAwaitEvent(t *testing.T) {
 	defer cancel()
 	if err := l.AwaitEvent(short, "999999999999"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("AwaitEvent of a version never sent: %v, want the deadline", err)
+	}
+}
+
+// kube-apiserver writes a CBOR watch event's strings as byte strings;
+// AwaitEvent finds the resourceVersion there too.
+func TestWatchLagAwaitEventInCBOR(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	env, err := testenv.Start(ctx, testenv.WithAPIServerFlags("--feature-gates=CBORServingAndStorage=true"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = env.Stop() }()
+	const group = "testenv.steady.dev"
+	if err := env.InstallCRDs(ctx, testkit.GadgetCRD(group)); err != nil {
+		t.Fatal(err)
+	}
+	ns := env.NewNamespace(t, "lag-cbor-")
+	l, err := env.NewWatchLag(time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	lagging, err := rest.HTTPClientFor(l.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The events come an hour late, the headers at once. A new resource's
+	// watch cache answers 429 until it has initialised.
+	var resp *http.Response
+	testkit.Eventually(t, 30*time.Second, "a CBOR watch of gadgets", func() error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, l.Config.Host+"/apis/"+group+"/v1/namespaces/"+ns+"/gadgets?watch=true", nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", "application/cbor")
+		if resp, err = lagging.Do(req); err != nil {
+			return err
+		}
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "application/cbor-seq" {
+			_ = resp.Body.Close()
+			return fmt.Errorf("watch answered %d in %q, want 200 in CBOR", resp.StatusCode, ct)
+		}
+		return nil
+	})
+	defer resp.Body.Close()
+	gadgets := dynamic.NewForConfigOrDie(env.Config).Resource(schema.GroupVersionResource{Group: group, Version: "v1", Resource: "gadgets"}).Namespace(ns)
+	g := &unstructured.Unstructured{Object: map[string]any{"apiVersion": group + "/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g"}}}
+	created, err := gadgets.Create(ctx, g, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.AwaitEvent(ctx, created.GetResourceVersion()); err != nil {
+		t.Fatal(err)
 	}
 }

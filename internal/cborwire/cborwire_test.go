@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -24,18 +23,8 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-type thing struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              map[string]string `json:"spec,omitempty"`
-}
-
-func (t *thing) DeepCopyObject() runtime.Object {
-	out := *t
-	t.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = maps.Clone(t.Spec)
-	return &out
-}
+// thing is a plain custom resource's Go type.
+type thing = testkit.Gadget
 
 // blob holds raw JSON, which comes back from CBOR as CBOR.
 type blob struct {

@@ -9,25 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/steadyctl/steady/internal/cborwire"
+	"github.com/steadyctl/steady/internal/testkit"
 )
 
-type thingList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []thing `json:"items"`
-}
-
-func (l *thingList) DeepCopyObject() runtime.Object {
-	out := *l
-	out.Items = make([]thing, len(l.Items))
-	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*thing)
-	}
-	return &out
-}
-
-func managedThing(name string, entries int) *thing {
-	t := &thing{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "u-" + "name", ResourceVersion: "7",
+func managedThing(name string, entries int) *testkit.Gadget {
+	t := &testkit.Gadget{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: "u-" + "name", ResourceVersion: "7",
 		Labels: map[string]string{"a": "b"}, Annotations: map[string]string{"c": "d"}, Finalizers: []string{"f"},
 		CreationTimestamp: metav1.NewTime(time.Unix(1700000000, 0))},
 		Spec: map[string]string{"k": "v"}}
@@ -66,28 +52,28 @@ func cborRoundTrip(t *testing.T, s *runtime.Scheme, obj, into runtime.Object, dr
 // as the one that keeps them does, without managedFields; objects without
 // any come out the same.
 func TestSerializerDropsManagedFields(t *testing.T) {
-	s := scheme(map[string]runtime.Object{"Thing": &thing{}, "ThingList": &thingList{}})
+	s := scheme(map[string]runtime.Object{"Gadget": &testkit.Gadget{}, "GadgetList": &testkit.GadgetList{}})
 	for _, entries := range []int{0, 1, 3} {
 		obj := managedThing("a", entries)
-		obj.SetGroupVersionKind(thingGV.WithKind("Thing"))
-		kept := cborRoundTrip(t, s, obj, &thing{}, false).(*thing)
+		obj.SetGroupVersionKind(thingGV.WithKind("Gadget"))
+		kept := cborRoundTrip(t, s, obj, &testkit.Gadget{}, false).(*testkit.Gadget)
 		if len(kept.ManagedFields) != entries {
 			t.Fatalf("kept %d managedFields entries, want %d", len(kept.ManagedFields), entries)
 		}
-		dropped := cborRoundTrip(t, s, obj, &thing{}, true).(*thing)
+		dropped := cborRoundTrip(t, s, obj, &testkit.Gadget{}, true).(*testkit.Gadget)
 		kept.ManagedFields = nil
 		if !reflect.DeepEqual(dropped, kept) {
 			t.Fatalf("%d entries: dropping decoded\n%#v\nwant\n%#v", entries, dropped, kept)
 		}
 	}
 
-	list := &thingList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}}
+	list := &testkit.GadgetList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}}
 	for i, entries := range []int{2, 0, 1} {
 		list.Items = append(list.Items, *managedThing(string(rune('a'+i)), entries))
 	}
-	list.SetGroupVersionKind(thingGV.WithKind("ThingList"))
-	kept := cborRoundTrip(t, s, list, &thingList{}, false).(*thingList)
-	dropped := cborRoundTrip(t, s, list, &thingList{}, true).(*thingList)
+	list.SetGroupVersionKind(thingGV.WithKind("GadgetList"))
+	kept := cborRoundTrip(t, s, list, &testkit.GadgetList{}, false).(*testkit.GadgetList)
+	dropped := cborRoundTrip(t, s, list, &testkit.GadgetList{}, true).(*testkit.GadgetList)
 	for i := range kept.Items {
 		kept.Items[i].ManagedFields = nil
 	}
@@ -99,13 +85,13 @@ func TestSerializerDropsManagedFields(t *testing.T) {
 // Bytes that are not a well-formed object are decoded as they are, so
 // the error is the CBOR decoder's own.
 func TestSerializerDropsNothingFromBrokenCBOR(t *testing.T) {
-	s := scheme(map[string]runtime.Object{"Thing": &thing{}})
+	s := scheme(map[string]runtime.Object{"Gadget": &testkit.Gadget{}})
 	enc, err := runtime.NewClientNegotiator(cborwire.Serializer(s, false), thingGV).Encoder(runtime.ContentTypeCBOR, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	obj := managedThing("a", 1)
-	obj.SetGroupVersionKind(thingGV.WithKind("Thing"))
+	obj.SetGroupVersionKind(thingGV.WithKind("Gadget"))
 	data, err := runtime.Encode(enc, obj)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +103,7 @@ func TestSerializerDropsNothingFromBrokenCBOR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, errs[i] = dec.Decode(data[:cut], nil, &thing{})
+			_, _, errs[i] = dec.Decode(data[:cut], nil, &testkit.Gadget{})
 		}
 		if errs[0] == nil || errs[1] == nil || errs[0].Error() != errs[1].Error() {
 			t.Fatalf("%d of %d bytes: errors %v and %v, want the same", cut, len(data), errs[0], errs[1])

@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -46,4 +47,24 @@ func (l *GadgetList) DeepCopyObject() runtime.Object {
 		out.Items[i] = *l.Items[i].DeepCopyObject().(*Gadget)
 	}
 	return &out
+}
+
+// GadgetCRD is the definition of Gadgets in group, version v1: namespaced,
+// any fields, a status subresource. Install it with
+// testenv.Environment.InstallCRDs.
+func GadgetCRD(group string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "gadgets." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+			"versions": []any{map[string]any{
+				"name": "v1", "served": true, "storage": true,
+				"subresources": map[string]any{"status": map[string]any{}},
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{
+					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+			}},
+		},
+	}}
 }
