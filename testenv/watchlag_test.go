@@ -139,11 +139,7 @@ func TestWatchLagAwaitEvent(t *testing.T) {
 func TestWatchLagAwaitEventInCBOR(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	env, err := testenv.Start(ctx, testenv.WithAPIServerFlags("--feature-gates=CBORServingAndStorage=true"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
+	env := testkit.OwnEnv(t, testenv.WithAPIServerFlags("--feature-gates=CBORServingAndStorage=true"))
 	const group = "testenv.steady.dev"
 	if err := env.InstallCRDs(ctx, testkit.GadgetCRD(group)); err != nil {
 		t.Fatal(err)
