@@ -84,7 +84,6 @@ func TestWatchLagDelaysOnlyWatches(t *testing.T) {
 func TestWatchLagAwaitEvent(t *testing.T) {
 	const lag = 2 * time.Second
 	env := testenv.Shared(t)
-	ns := env.NewNamespace(t, "lag-await-")
 	l, err := env.NewWatchLag(lag)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +92,9 @@ func TestWatchLagAwaitEvent(t *testing.T) {
 	ctx := context.Background()
 	for _, contentType := range []string{"application/json", "application/vnd.kubernetes.protobuf"} {
 		t.Run(contentType, func(t *testing.T) {
+			// A namespace of its own: a watch from no resourceVersion
+			// begins with an Added event of every object already there.
+			ns := env.NewNamespace(t, "lag-await-")
 			cfg := rest.CopyConfig(l.Config)
 			cfg.ContentType = contentType
 			lagging, err := kubernetes.NewForConfig(cfg)
@@ -119,6 +121,9 @@ func TestWatchLagAwaitEvent(t *testing.T) {
 			ev, ok := nextEvent(t, w)
 			if !ok || ev.Type != watch.Added {
 				t.Fatalf("event %v (open %t), want Added", ev.Type, ok)
+			}
+			if got := ev.Object.(*corev1.ConfigMap).Name; got != cm.Name {
+				t.Fatalf("Added event of %s, want %s", got, cm.Name)
 			}
 			if waited := time.Since(created); waited < lag {
 				t.Fatalf("event after %v: a Set after AwaitEvent changed its lag of %v", waited, lag)
