@@ -28,6 +28,8 @@ func rows(c config) []row {
 		{"sync time incl. process start (ms)", func(r result) float64 { return r.SyncWallMillis }, 0},
 		{"child CPU until synced (s)", func(r result) float64 { return r.Synced.CPUSeconds }, 0},
 		{"RSS after sync (MiB)", func(r result) float64 { return mibf(r.Synced.Mem.RSS) }, 0.7},
+		{"  of which file pages (MiB)", func(r result) float64 { return mibf(r.Synced.Mem.RSSFile) }, 0},
+		{"  of which anonymous (MiB)", func(r result) float64 { return mibf(r.Synced.Mem.RSSAnon) }, 0},
 		{"Go heap after sync (MiB)", func(r result) float64 { return mibf(r.Synced.Mem.Heap) }, 0},
 		{"RSS after load (MiB)", func(r result) float64 { return mibf(r.AfterLoad.Mem.RSS) }, 0},
 		{"peak RSS (MiB)", func(r result) float64 { return mibf(r.Final.Mem.PeakRSS) }, 0},

@@ -14,6 +14,10 @@ type Mem struct {
 	// since the process started (VmHWM). Both are 0 where /proc is missing.
 	RSS     uint64 `json:"rss_bytes"`
 	PeakRSS uint64 `json:"peak_rss_bytes"`
+	// RSSFile and RSSAnon split RSS: pages of mapped files (mostly the
+	// binary's own) and anonymous pages (the Go heap, stacks, runtime).
+	RSSFile uint64 `json:"rss_file_bytes"`
+	RSSAnon uint64 `json:"rss_anon_bytes"`
 	// Heap is the live Go heap (HeapAlloc right after runtime.GC).
 	Heap uint64 `json:"heap_bytes"`
 }
@@ -24,7 +28,10 @@ func ReadMem() Mem {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	m := Mem{Heap: ms.HeapAlloc}
-	m.RSS, m.PeakRSS = ProcRSS("self")
+	if data, err := os.ReadFile("/proc/self/status"); err == nil {
+		m.RSS, m.PeakRSS = procStatus(data, "VmRSS:"), procStatus(data, "VmHWM:")
+		m.RSSFile, m.RSSAnon = procStatus(data, "RssFile:"), procStatus(data, "RssAnon:")
+	}
 	return m
 }
 
