@@ -122,8 +122,8 @@ func TestWatchLagAwaitEvent(t *testing.T) {
 			if !ok || ev.Type != watch.Added {
 				t.Fatalf("event %v (open %t), want Added", ev.Type, ok)
 			}
-			if got := ev.Object.(*corev1.ConfigMap).Name; got != cm.Name {
-				t.Fatalf("Added event of %s, want %s", got, cm.Name)
+			if got, ok := ev.Object.(*corev1.ConfigMap); !ok || got.Name != cm.Name {
+				t.Fatalf("Added event of %#v, want ConfigMap %s", ev.Object, cm.Name)
 			}
 			if waited := time.Since(created); waited < lag {
 				t.Fatalf("event after %v: a Set after AwaitEvent changed its lag of %v", waited, lag)
