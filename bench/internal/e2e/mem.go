@@ -27,22 +27,29 @@ func ReadMem() Mem {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := Mem{Heap: ms.HeapAlloc}
-	if data, err := os.ReadFile("/proc/self/status"); err == nil {
-		m.RSS, m.PeakRSS = procStatus(data, "VmRSS:"), procStatus(data, "VmHWM:")
-		m.RSSFile, m.RSSAnon = procStatus(data, "RssFile:"), procStatus(data, "RssAnon:")
-	}
+	m := procMem("self")
+	m.Heap = ms.HeapAlloc
 	return m
 }
 
 // ProcRSS returns the resident set size and its high-water mark of the
 // process pid ("self" for this one), or zeros where /proc is missing.
 func ProcRSS(pid string) (rss, peak uint64) {
+	m := procMem(pid)
+	return m.RSS, m.PeakRSS
+}
+
+// procMem reads the RSS figures of process pid from /proc; zeros where
+// /proc is missing.
+func procMem(pid string) Mem {
 	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
-		return 0, 0
+		return Mem{}
 	}
-	return procStatus(data, "VmRSS:"), procStatus(data, "VmHWM:")
+	return Mem{
+		RSS: procStatus(data, "VmRSS:"), PeakRSS: procStatus(data, "VmHWM:"),
+		RSSFile: procStatus(data, "RssFile:"), RSSAnon: procStatus(data, "RssAnon:"),
+	}
 }
 
 // procStatus returns the value, in bytes, of a "Name: N kB" line of a
