@@ -161,13 +161,13 @@ func (c *Cluster) typedClient(gv schema.GroupVersion, dropManaged bool) (rest.In
 	}
 	if c.prefersCBOR(gv) {
 		return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
-			c.jsonUnlessProtobuf(cfg, gv)
+			c.setContentType(cfg, gv)
 			return cborwire.New(cfg, c.scheme, dropManaged)
 		})
 	}
 	return c.restClient(key, func(cfg *rest.Config) *rest.Config {
 		cfg.NegotiatedSerializer = c.codecs
-		c.jsonUnlessProtobuf(cfg, gv)
+		c.setContentType(cfg, gv)
 		return cfg
 	})
 }

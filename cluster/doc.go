@@ -40,14 +40,17 @@
 // sees them) and as *metav1.PartialObjectMetadata (the metadata API):
 // package client's ForUnstructured and ForMetadata write through them.
 //
-// Typed clients speak the config's content type (client-go's default,
-// JSON, when it names none). A config that asks for protobuf, which the
-// built-in kinds decode faster in, still works for custom resources:
-// RESTClientFor sends JSON for a group version whose Go types have no
-// protobuf form, as the API server serves custom resources as JSON or
-// CBOR only. (controller-runtime picks protobuf for the built-in kinds
-// only when the config names no content type, and a config asking for
-// protobuf makes its writes of custom resources fail.)
+// Typed clients of the built-in kinds speak protobuf, which they decode
+// several times faster than JSON, unless the config names another content
+// type: a config that names none gets protobuf for every group version
+// client-go's scheme registers, as controller-runtime's clients do, and
+// client-go's default, JSON, for the others (ProtobufFor). A config that
+// asks for protobuf still works for custom resources: RESTClientFor sends
+// JSON for a group version whose Go types have no protobuf form, as the API
+// server serves custom resources as JSON or CBOR only. (A config asking
+// for protobuf makes controller-runtime's writes of custom resources fail.)
+// Answers are decoded by their content type, and requests accept JSON
+// too, so an aggregated API server without protobuf is still read.
 //
 // # CBOR for custom resources
 //

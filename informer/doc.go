@@ -101,14 +101,15 @@
 // (WithKeepManagedFields turns that off): the field is often half of a
 // small object, and an Update without it leaves it unchanged on the server.
 //
-// When the cluster's config asks for protobuf, the typed informers of
-// built-in kinds decode the API server's watch events and lists
+// The typed informers of built-in kinds speak protobuf unless the
+// cluster's config names another content type (cluster.Cluster.ProtobufFor,
+// controller-runtime's choice too), and decode the API server's watch events and lists
 // themselves, each object once from the bytes read, where client-go's
 // decoders copy it twice more and look its kind up in the scheme; when the
 // informer drops managedFields, they are cut from the bytes before
 // decoding, so they are never allocated. Objects come out deep-equal to
 // client-go's. JSON answers (custom resources, a config asking for JSON)
-// are decoded by client-go as before.
+// are decoded by client-go.
 //
 // # Namespaces and kinds
 //

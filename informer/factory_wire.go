@@ -17,8 +17,9 @@ import (
 // wireForm is how a typed informer of a built-in kind decodes the API
 // server's protobuf itself: each object once, from the bytes read, where
 // client-go copies its bytes twice more and looks its kind up in the
-// scheme (package protowatch). It is used when the cluster's config asks for
-// protobuf; anything else (JSON, a Status) goes to client-go's decoding.
+// scheme (package protowatch). It is used when the cluster's typed clients
+// of the kind speak protobuf (cluster.Cluster.ProtobufFor); anything else
+// (JSON, a Status) goes to client-go's decoding.
 type wireForm struct {
 	kind  *protowatch.Kind
 	lists *protowatch.List
@@ -49,12 +50,6 @@ func protoNew[T runtime.Object]() func() protowatch.Object {
 	}
 	elem := reflect.TypeOf(zero).Elem()
 	return func() protowatch.Object { return reflect.New(elem).Interface().(protowatch.Object) }
-}
-
-// asksProtobuf reports whether cfg asks for protobuf.
-func asksProtobuf(cfg *rest.Config) bool {
-	mt, _, err := mime.ParseMediaType(cfg.ContentType)
-	return err == nil && mt == runtime.ContentTypeProtobuf
 }
 
 // watch watches as req asks, in protobuf. It reports false when the

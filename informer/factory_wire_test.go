@@ -218,6 +218,23 @@ func TestTypedLWKeepsClientGoForJSON(t *testing.T) {
 	testWireCase(t, kubernetes.NewForConfigOrDie(cfg), wireCases[0], ns, lw, true)
 }
 
+// A config naming no content type, as a kubeconfig loads, gets protobuf
+// for the built-in kinds, as controller-runtime's does, and the same
+// answers as client-go's.
+func TestTypedLWSpeaksProtobufByDefault(t *testing.T) {
+	cfg := rest.CopyConfig(testkit.Env(t).Config)
+	cfg.ContentType = ""
+	ns := testkit.Namespace(t, "wire-")
+	lw := wireLW(t, cfg, wireCases[0], ns, WithKeepManagedFields(true))
+	if lw.wire == nil {
+		t.Fatal("a default config's typed ListerWatcher of ConfigMaps does not decode protobuf itself")
+	}
+	testWireCase(t, kubernetes.NewForConfigOrDie(protobufConfig(t)), wireCases[0], ns, lw, true)
+	if lw.wire.refused.Load() {
+		t.Fatal("the server refused to watch in protobuf")
+	}
+}
+
 // Only the Go types of built-in kinds, which have protobuf code, are
 // decoded by steady.
 func TestProtoNew(t *testing.T) {

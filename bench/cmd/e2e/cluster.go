@@ -34,7 +34,8 @@ type cluster struct {
 
 func newCluster(env *testenv.Environment, namespace string, kind e2e.Kind) (*cluster, error) {
 	cfg := rest.CopyConfig(env.Config)
-	e2e.Tune(cfg, kind)
+	e2e.Tune(cfg)
+	cfg.ContentType = runtime.ContentTypeProtobuf // the load's ConfigMaps; custom resources below
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

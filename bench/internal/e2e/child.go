@@ -82,7 +82,7 @@ func runChild(t0 time.Time, impl string, o Options, start StartFunc) (err error)
 		return err
 	}
 	defer prof.stopCPU()
-	cfg, err := LoadConfig(o.Kubeconfig, o.Kind)
+	cfg, err := LoadConfig(o.Kubeconfig)
 	if err != nil {
 		return err
 	}

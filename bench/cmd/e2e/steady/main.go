@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 
@@ -76,7 +77,9 @@ func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (
 		return run(ctx, cfg, o, l, steadyWriter[*corev1.ConfigMap](o))
 	}
 	return run(ctx, cfg, o, l, func(*informer.Factory) (func(context.Context, *corev1.ConfigMap) error, error) {
-		typed, err := corev1client.NewForConfig(cfg)
+		pcfg := rest.CopyConfig(cfg)
+		pcfg.ContentType = runtime.ContentTypeProtobuf // what steady's own clients pick for ConfigMaps
+		typed, err := corev1client.NewForConfig(pcfg)
 		if err != nil {
 			return nil, err
 		}
