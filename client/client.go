@@ -165,6 +165,19 @@ func (c *Client[T]) current() (*informer.Informer[T], error) {
 	return next, nil
 }
 
+// withOptions adds the first of opts, if any, to req's query: a request
+// without options skips client-go's reflective encoding of an empty one,
+// which adds nothing.
+func withOptions[O any, P interface {
+	*O
+	runtime.Object
+}](req *rest.Request, opts []O, codec runtime.ParameterCodec) *rest.Request {
+	if len(opts) == 0 {
+		return req
+	}
+	return req.VersionedParams(P(&opts[0]), codec)
+}
+
 func first[O any](opts []O) *O {
 	if len(opts) > 0 {
 		return &opts[0]

@@ -344,3 +344,55 @@ func startFactory(t *testing.T, f *informer.Factory, ctx context.Context, cancel
 	<-f.Started()
 	t.Cleanup(func() { cancel(); <-done })
 }
+
+// Options reach the server with the write they are given to, and a write
+// without options sends none: a dry run leaves the object as it was, and a
+// field manager names the writer in managedFields.
+func TestWriteOptionsReachTheServer(t *testing.T) {
+	ctx := context.Background()
+	ns := testkit.Namespace(t, "client-opts-")
+	c, _ := newClient[*corev1.ConfigMap](t, ns) // writes only: no cache needed
+	cs := testkit.Clientset(t)
+	dryRun := []string{metav1.DryRunAll}
+
+	if _, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "dry"}}, metav1.CreateOptions{DryRun: dryRun}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "dry", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a dry-run create made the object: %v", err)
+	}
+
+	made, err := c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cm"}, Data: map[string]string{"k": "1"}},
+		metav1.CreateOptions{FieldManager: "creator"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Data["k"] = "2"
+	if _, err := c.Update(ctx, made, metav1.UpdateOptions{DryRun: dryRun}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Patch(ctx, ns, "cm", types.MergePatchType, []byte(`{"data":{"k":"3"}}`), metav1.PatchOptions{DryRun: dryRun}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
+	if err != nil || got.Data["k"] != "1" {
+		t.Fatalf("after dry runs: %v, %v; want the data the create wrote", got.Data, err)
+	}
+	if _, err := c.Update(ctx, made, metav1.UpdateOptions{FieldManager: "updater"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Patch(ctx, ns, "cm", types.MergePatchType, []byte(`{"data":{"j":"1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	got, err = cs.CoreV1().ConfigMaps(ns).Get(ctx, "cm", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	managers := map[string]bool{}
+	for _, m := range got.ManagedFields {
+		managers[m.Manager] = true
+	}
+	if got.Data["k"] != "2" || got.Data["j"] != "1" || !managers["creator"] || !managers["updater"] {
+		t.Fatalf("data %v, managers %v; want k=2, j=1 and the creator's and updater's fields", got.Data, managers)
+	}
+}

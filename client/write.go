@@ -18,8 +18,7 @@ func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOpti
 		return zero, err
 	}
 	return c.send(ctx, obj, "create", func() *rest.Request {
-		return c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-			VersionedParams(first(opts), c.params)
+		return withOptions(c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource), opts, c.params)
 	})
 }
 
@@ -89,8 +88,8 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 		verb = "update " + sub + " of"
 	}
 	return c.send(ctx, obj, verb, func() *rest.Request {
-		req := c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-			Name(obj.GetName()).VersionedParams(first(opts), c.params)
+		req := withOptions(c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
+			Name(obj.GetName()), opts, c.params)
 		if sub != "" {
 			req = req.SubResource(sub)
 		}
@@ -101,8 +100,8 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 // patch sends a patch of namespace/name or its subresource sub; verb
 // ("patch", "apply") is for errors.
 func (c *Client[T]) patch(ctx context.Context, verb, namespace, name, sub string, pt types.PatchType, data []byte, opts []metav1.PatchOptions) (T, error) {
-	req := c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).VersionedParams(first(opts), c.params).Body(data)
+	req := withOptions(c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
+		Name(name), opts, c.params).Body(data)
 	if sub != "" {
 		req, verb = req.SubResource(sub), verb+" "+sub+" of"
 	}
