@@ -42,18 +42,32 @@ func (c *Cluster) protobufEncodes(gv schema.GroupVersion) bool {
 // them) speak protobuf. They do when every Go type the scheme has for gv
 // has a protobuf form and either the cluster's config asks for protobuf or
 // it names no content type and gv is a built-in group version (one
-// client-go's scheme registers): the choice controller-runtime makes, as
+// client-go's scheme registers at init): the choice controller-runtime
+// makes, as
 // the built-in kinds decode several times faster from protobuf than from
 // JSON. A config naming another content type keeps it. Custom resources'
 // Go types have no protobuf form: the API server serves them as JSON or
 // CBOR only.
 func (c *Cluster) ProtobufFor(gv schema.GroupVersion) bool {
 	if c.cfg.ContentType == "" {
-		return scheme.Scheme.IsVersionRegistered(gv) && c.protobufEncodes(gv)
+		return builtin[gv] && c.protobufEncodes(gv)
 	}
 	mt, _, err := mime.ParseMediaType(c.cfg.ContentType)
 	return err == nil && mt == runtime.ContentTypeProtobuf && c.protobufEncodes(gv)
 }
+
+// builtin holds the group versions client-go's scheme registers at init:
+// the built-in kinds'. It is read at this package's init, before a
+// program registers its own kinds in that scheme, as operators often do
+// for their custom resources, which the API server never serves as
+// protobuf.
+var builtin = func() map[schema.GroupVersion]bool {
+	gvs := make(map[schema.GroupVersion]bool)
+	for _, gv := range scheme.Scheme.PrioritizedVersionsAllGroups() {
+		gvs[gv] = true
+	}
+	return gvs
+}()
 
 // setContentType sets cfg, a typed client's config for gv, to send
 // protobuf where ProtobufFor says so, and JSON where the cluster's config

@@ -69,6 +69,24 @@ func TestProtobufFor(t *testing.T) {
 	}
 }
 
+// Kinds a program adds to client-go's scheme, as operators often do for
+// their custom resources, are not built in: a config naming no content
+// type keeps them on JSON, even if their Go types have a protobuf form.
+func TestProtobufForIgnoresKindsAddedToClientGoScheme(t *testing.T) {
+	added := schema.GroupVersion{Group: "added.cluster.steady.dev", Version: "v1"}
+	metav1.AddToGroupVersion(clientgoscheme.Scheme, added) // types with a protobuf form, such as WatchEvent
+	c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:1"}, cluster.WithScheme(clientgoscheme.Scheme))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ProtobufFor(added) {
+		t.Errorf("ProtobufFor(%s), added to client-go's scheme by the program, is true", added)
+	}
+	if !c.ProtobufFor(corev1.SchemeGroupVersion) {
+		t.Errorf("ProtobufFor(%s) is false", corev1.SchemeGroupVersion)
+	}
+}
+
 // A config that asks for protobuf, as operators set for the built-in kinds,
 // or names no content type, still writes a custom resource (as JSON, the
 // only form the API server serves it in without the CBOR gate), and speaks
