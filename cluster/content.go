@@ -43,11 +43,10 @@ func (c *Cluster) protobufEncodes(gv schema.GroupVersion) bool {
 // has a protobuf form and either the cluster's config asks for protobuf or
 // it names no content type and gv is a built-in group version (one
 // client-go's scheme registers at init): the choice controller-runtime
-// makes, as
-// the built-in kinds decode several times faster from protobuf than from
-// JSON. A config naming another content type keeps it. Custom resources'
-// Go types have no protobuf form: the API server serves them as JSON or
-// CBOR only.
+// makes, as the built-in kinds decode several times faster from protobuf
+// than from JSON. A config naming another content type keeps it. Custom
+// resources' Go types have no protobuf form: the API server serves them
+// as JSON or CBOR only.
 func (c *Cluster) ProtobufFor(gv schema.GroupVersion) bool {
 	if c.cfg.ContentType == "" {
 		return builtin[gv] && c.protobufEncodes(gv)

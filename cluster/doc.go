@@ -43,7 +43,8 @@
 // Typed clients of the built-in kinds speak protobuf, which they decode
 // several times faster than JSON, unless the config names another content
 // type: a config that names none gets protobuf for every group version
-// client-go's scheme registers, as controller-runtime's clients do, and
+// client-go's scheme registers at init (not kinds a program adds to it
+// later), as controller-runtime's clients do, and
 // client-go's default, JSON, for the others (ProtobufFor). A config that
 // asks for protobuf still works for custom resources: RESTClientFor sends
 // JSON for a group version whose Go types have no protobuf form, as the API
