@@ -3,9 +3,10 @@
 // client (TestFactoryFindsKindsInstalledLater in
 // informer/integration_test.go, and every test of client_test.go) make a
 // Cluster the same way and run it against a local control plane.
-// ExampleKindOf and ExampleThrottle make no request, and run;
-// ExampleLoad and ExampleRegisterFlags depend on the machine they run on,
-// so they are compiled only, and load_test.go checks each source.
+// ExampleKindOf, ExampleThrottle and ExampleCluster_ProtobufFor make no
+// request, and run; ExampleLoad and ExampleRegisterFlags depend on the
+// machine they run on, so they are compiled only, and load_test.go checks
+// each source.
 package cluster_test
 
 import (
@@ -134,4 +135,22 @@ func ExampleThrottle() {
 	// 5 requests/s, burst 10
 	// off
 	// a bare rest.Config: 5 requests/s, burst 10
+}
+
+// A config loaded from a kubeconfig names no content type: the built-in
+// kinds then travel as protobuf, as in controller-runtime, and a custom
+// resource as JSON (or CBOR, see WithCBOR). Naming JSON keeps JSON.
+func ExampleCluster_ProtobufFor() {
+	widgets := schema.GroupVersion{Group: "example.com", Version: "v1"} // a custom resource's
+	for _, contentType := range []string{"", runtime.ContentTypeJSON} {
+		c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:6443", ContentConfig: rest.ContentConfig{ContentType: contentType}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("content type %q: core/v1 %v, apps/v1 %v, example.com/v1 %v\n", contentType,
+			c.ProtobufFor(corev1.SchemeGroupVersion), c.ProtobufFor(appsv1.SchemeGroupVersion), c.ProtobufFor(widgets))
+	}
+	// Output:
+	// content type "": core/v1 true, apps/v1 true, example.com/v1 false
+	// content type "application/json": core/v1 false, apps/v1 false, example.com/v1 false
 }
