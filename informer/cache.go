@@ -3,6 +3,8 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"sort"
 	"sync"
 
@@ -66,6 +68,15 @@ type index[T object.Object] struct {
 	// object leaves the index correctly even if the func later fails or
 	// answers differently. The namespace index derives it from the object.
 	valsByKey map[string][]string
+	// The namespace index keeps no sets while every cached object is in
+	// one namespace, as in a namespaced informer's cache, where its one set
+	// would repeat every key (40 bytes an object, and a map insert each):
+	// only names the namespace, n counts its objects, and its keys are the
+	// cache's. The first object of a second namespace builds the sets
+	// (spread), which then stay. User indexes are spread from the start.
+	only   string
+	n      int
+	spread bool
 }
 
 // values returns the index values of obj.
@@ -80,7 +91,7 @@ func (ix *index[T]) values(obj T) ([]string, error) {
 func NewCache[T object.Object]() *Cache[T] {
 	return &Cache[T]{
 		items:   make(map[string]T),
-		indexes: map[string]*index[T]{NamespaceIndex: {keysByVal: make(map[string]map[string]struct{})}},
+		indexes: map[string]*index[T]{NamespaceIndex: {keysByVal: make(map[string]map[string]struct{})}}, // not spread
 		onError: func(error) {},
 	}
 }
@@ -117,7 +128,7 @@ func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	if _, ok := c.indexes[name]; ok {
 		return fmt.Errorf("informer: index %q already exists", name)
 	}
-	ix := &index[T]{fn: fn, keysByVal: make(map[string]map[string]struct{}), valsByKey: make(map[string][]string)}
+	ix := &index[T]{fn: fn, keysByVal: make(map[string]map[string]struct{}), valsByKey: make(map[string][]string), spread: true}
 	c.indexes[name] = ix
 	var errs []error
 	c.each(func(key string, obj T, err error) {
@@ -216,9 +227,9 @@ func (c *Cache[T]) ByIndex(indexName, value string) ([]T, error) {
 		c.mu.RUnlock()
 		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
 	}
-	keys := ix.keysByVal[value]
+	keys, n := c.indexed(ix, value)
 	if c.compact != nil {
-		refs := make([]ref[T], 0, len(keys))
+		refs := make([]ref[T], 0, n)
 		for key := range keys {
 			r, _ := c.compact.ref(key)
 			refs = append(refs, r)
@@ -227,11 +238,27 @@ func (c *Cache[T]) ByIndex(indexName, value string) ([]T, error) {
 		return c.ownedAll(refs), nil
 	}
 	defer c.mu.RUnlock()
-	out := make([]T, 0, len(keys))
+	out := make([]T, 0, n)
 	for key := range keys {
 		out = append(out, c.items[key])
 	}
 	return out, nil
+}
+
+// indexed returns the keys ix has under value, and how many. c.mu must be
+// held.
+func (c *Cache[T]) indexed(ix *index[T], value string) (iter.Seq[string], int) {
+	switch {
+	case ix.spread:
+		set := ix.keysByVal[value]
+		return maps.Keys(set), len(set)
+	case ix.n > 0 && value == ix.only:
+		if c.compact != nil {
+			return maps.Keys(c.compact.items), ix.n
+		}
+		return maps.Keys(c.items), ix.n
+	}
+	return func(func(string) bool) {}, 0
 }
 
 // IndexKeys returns the keys of the objects whose values in the named index
@@ -243,8 +270,9 @@ func (c *Cache[T]) IndexKeys(indexName, value string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
 	}
-	out := make([]string, 0, len(ix.keysByVal[value]))
-	for key := range ix.keysByVal[value] {
+	keys, n := c.indexed(ix, value)
+	out := make([]string, 0, n)
+	for key := range keys {
 		out = append(out, key)
 	}
 	return out, nil
@@ -257,6 +285,12 @@ func (c *Cache[T]) IndexValues(indexName string) []string {
 	ix, ok := c.indexes[indexName]
 	if !ok {
 		return nil
+	}
+	if !ix.spread {
+		if ix.n == 0 {
+			return []string{}
+		}
+		return []string{ix.only}
 	}
 	out := make([]string, 0, len(ix.keysByVal))
 	for v := range ix.keysByVal {

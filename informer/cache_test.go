@@ -161,3 +161,65 @@ func testGeneratedListerReadsCache(t *testing.T, mode cacheMode) {
 		t.Fatal("Get of a missing pod must be NotFound")
 	}
 }
+
+// The namespace index answers the same whether the cache holds one
+// namespace (no key sets kept) or several (sets built when the second
+// arrives), through updates, deletes down to none and back, and clear.
+func TestCacheNamespaceIndexOneNamespaceAndMore(t *testing.T) {
+	forCacheModes(t, testCacheNamespaceIndexOneNamespaceAndMore)
+}
+
+func testCacheNamespaceIndexOneNamespaceAndMore(t *testing.T, mode cacheMode) {
+	c := mode.cache(t)
+	remove := func(key string) {
+		c.mu.Lock()
+		c.remove(key)
+		c.mu.Unlock()
+	}
+	check := func(step string, want map[string][]string) {
+		t.Helper()
+		var namespaces []string
+		for ns := range want {
+			namespaces = append(namespaces, ns)
+		}
+		sort.Strings(namespaces)
+		if got := c.IndexValues(NamespaceIndex); !slices.Equal(got, namespaces) {
+			t.Fatalf("%s: namespaces %v, want %v", step, got, namespaces)
+		}
+		for _, ns := range append(namespaces, "other") {
+			objs, err := c.ByIndex(NamespaceIndex, ns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, _ := c.IndexKeys(NamespaceIndex, ns)
+			sort.Strings(keys)
+			if got := sortedKeys(objs); !slices.Equal(got, want[ns]) || !slices.Equal(keys, want[ns]) {
+				t.Fatalf("%s: namespace %q holds %v (keys %v), want %v", step, ns, got, keys, want[ns])
+			}
+		}
+	}
+
+	check("empty", nil)
+	putAll(t, c, pod("a", "p1", "", nil), pod("a", "p2", "", nil))
+	putAll(t, c, pod("a", "p2", "n1", nil)) // an update: counted once
+	check("one namespace", map[string][]string{"a": {"a/p1", "a/p2"}})
+	remove("a/p1")
+	remove("a/p2")
+	check("emptied", nil)
+	putAll(t, c, pod("b", "p1", "", nil))
+	check("another single namespace", map[string][]string{"b": {"b/p1"}})
+	putAll(t, c, pod("a", "p1", "", nil), pod("b", "p2", "", nil))
+	check("two namespaces", map[string][]string{"a": {"a/p1"}, "b": {"b/p1", "b/p2"}})
+	remove("a/p1")
+	check("one namespace left", map[string][]string{"b": {"b/p1", "b/p2"}})
+
+	c.clear()
+	check("cleared", nil)
+	putAll(t, c, pod("c", "p1", "", nil))
+	check("after clear", map[string][]string{"c": {"c/p1"}})
+	if ix := c.indexes[NamespaceIndex]; ix.spread || len(ix.keysByVal) != 0 {
+		t.Fatalf("a cache of one namespace keeps key sets: %v", ix.keysByVal)
+	}
+	putAll(t, c, pod("d", "p1", "", nil))
+	check("after clear, two namespaces", map[string][]string{"c": {"c/p1"}, "d": {"d/p1"}})
+}

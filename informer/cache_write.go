@@ -85,7 +85,7 @@ func (c *Cache[T]) unchanged(old prior[T], obj T) bool {
 
 func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T) error {
 	if ix.fn == nil { // the namespace index: no func call, no slice
-		ix.add(obj.GetNamespace(), key)
+		c.addNamespace(ix, obj.GetNamespace(), key)
 		return nil
 	}
 	vals, err := ix.fn(obj)
@@ -105,14 +105,43 @@ func (c *Cache[T]) indexOne(name string, ix *index[T], key string, obj T) error 
 // under: remembered for user indexes, the key's own for the namespace one.
 func (c *Cache[T]) unindex(key string) {
 	for _, ix := range c.indexes {
-		if ix.valsByKey == nil {
-			ix.drop(namespaceOf(key), key)
+		if ix.fn == nil {
+			ix.dropNamespace(namespaceOf(key), key)
 			continue
 		}
 		for _, v := range ix.valsByKey[key] {
 			ix.drop(v, key)
 		}
 		delete(ix.valsByKey, key)
+	}
+}
+
+// addNamespace indexes key, just stored, under its namespace ns in the
+// namespace index ix (see index).
+func (c *Cache[T]) addNamespace(ix *index[T], ns, key string) {
+	switch {
+	case ix.spread:
+		ix.add(ns, key)
+	case ix.n == 0:
+		ix.only, ix.n = ns, 1
+	case ns == ix.only:
+		ix.n++
+	default: // a second namespace: index every key stored, this one included
+		ix.spread, ix.only, ix.n = true, "", 0
+		for _, k := range c.keys() {
+			ix.add(namespaceOf(k), k)
+		}
+	}
+}
+
+// dropNamespace removes key, of namespace ns, from the namespace index ix.
+func (ix *index[T]) dropNamespace(ns, key string) {
+	if ix.spread {
+		ix.drop(ns, key)
+		return
+	}
+	if ix.n--; ix.n == 0 {
+		ix.only = ""
 	}
 }
 

@@ -139,7 +139,9 @@ func (c *Cache[T]) clear() {
 	}
 	for _, ix := range c.indexes {
 		ix.keysByVal = make(map[string]map[string]struct{})
-		if ix.valsByKey != nil {
+		if ix.fn == nil {
+			ix.only, ix.n, ix.spread = "", 0, false
+		} else {
 			ix.valsByKey = make(map[string][]string)
 		}
 	}
