@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/client"
@@ -31,17 +30,6 @@ type (
 )
 
 var gadgetGV = gadgetGVK.GroupVersion()
-
-func gadgetScheme(t *testing.T) *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	s.AddKnownTypeWithName(gadgetGVK, &gadget{})
-	s.AddKnownTypeWithName(gadgetGV.WithKind("GadgetList"), &gadgetList{})
-	metav1.AddToGroupVersion(s, gadgetGV)
-	return s
-}
 
 // exchange is one request to the gadgets resource and its answer's content
 // types.
@@ -88,7 +76,7 @@ func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, drop b
 	rec := &recorder{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.Wrap(rec.wrap)
-	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(gadgetScheme(t))}, opts...)...)
+	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +197,7 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	}
 	// The cache's client leaves managedFields out of what it decodes from
 	// CBOR, and only from CBOR.
-	cl, err := cluster.New(env.Config, cluster.WithScheme(gadgetScheme(t)))
+	cl, err := cluster.New(env.Config, cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,8 +51,13 @@ func (c *Cluster) ProtobufFor(gv schema.GroupVersion) bool {
 	if c.cfg.ContentType == "" {
 		return builtin[gv] && c.protobufEncodes(gv)
 	}
-	mt, _, err := mime.ParseMediaType(c.cfg.ContentType)
-	return err == nil && mt == runtime.ContentTypeProtobuf && c.protobufEncodes(gv)
+	return isProtobuf(c.cfg.ContentType) && c.protobufEncodes(gv)
+}
+
+// isProtobuf reports whether contentType names protobuf.
+func isProtobuf(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == runtime.ContentTypeProtobuf
 }
 
 // builtin holds the group versions client-go's scheme registers at init:
@@ -77,10 +82,8 @@ func (c *Cluster) setContentType(cfg *rest.Config, gv schema.GroupVersion) {
 	switch {
 	case c.ProtobufFor(gv):
 		cfg.ContentType = runtime.ContentTypeProtobuf
-	case cfg.ContentType != "":
-		if mt, _, err := mime.ParseMediaType(cfg.ContentType); err == nil && mt == runtime.ContentTypeProtobuf {
-			cfg.ContentType = runtime.ContentTypeJSON
-		}
+	case isProtobuf(cfg.ContentType):
+		cfg.ContentType = runtime.ContentTypeJSON
 	}
 }
 

@@ -26,20 +26,6 @@ type (
 
 var gadgetGV = schema.GroupVersion{Group: "cluster.steady.dev", Version: "v1"}
 
-// newGadgetScheme returns client-go's scheme with the gadget custom
-// resource added.
-func newGadgetScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	scheme.AddKnownTypeWithName(gadgetGV.WithKind("Gadget"), &gadget{})
-	scheme.AddKnownTypeWithName(gadgetGV.WithKind("GadgetList"), &gadgetList{})
-	metav1.AddToGroupVersion(scheme, gadgetGV)
-	return scheme
-}
-
 // Typed clients speak protobuf for the built-in kinds when the config asks
 // for it or names no content type (as controller-runtime's do), and the
 // content type a config names otherwise; custom resources, which have no
@@ -57,7 +43,7 @@ func TestProtobufFor(t *testing.T) {
 		{"not a media type", false, false, false},
 	} {
 		c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:1", ContentConfig: rest.ContentConfig{ContentType: tc.contentType}},
-			cluster.WithScheme(newGadgetScheme(t)))
+			cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +92,7 @@ func TestRESTClientForContentTypes(t *testing.T) {
 			ns := testkit.Namespace(t, "content-")
 			cfg := rest.CopyConfig(env.Config)
 			cfg.ContentType = config.contentType
-			c, err := cluster.New(cfg, cluster.WithScheme(newGadgetScheme(t)), cluster.WithCBOR(false))
+			c, err := cluster.New(cfg, cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV)), cluster.WithCBOR(false))
 			if err != nil {
 				t.Fatal(err)
 			}

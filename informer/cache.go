@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 
@@ -205,18 +206,15 @@ func (c *Cache[T]) ListKeys() []string {
 
 // keys returns the keys of every cached object. c.mu must be held.
 func (c *Cache[T]) keys() []string {
-	if c.compact != nil {
-		return mapKeys(c.compact.items)
-	}
-	return mapKeys(c.items)
+	return slices.AppendSeq(make([]string, 0, c.len()), c.allKeys())
 }
 
-func mapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for key := range m {
-		out = append(out, key)
+// allKeys yields the key of every cached object. c.mu must be held.
+func (c *Cache[T]) allKeys() iter.Seq[string] {
+	if c.compact != nil {
+		return maps.Keys(c.compact.items)
 	}
-	return out
+	return maps.Keys(c.items)
 }
 
 // ByIndex returns the objects whose values in the named index include value.
@@ -253,10 +251,7 @@ func (c *Cache[T]) indexed(ix *index[T], value string) (iter.Seq[string], int) {
 		set := ix.keysByVal[value]
 		return maps.Keys(set), len(set)
 	case ix.n > 0 && value == ix.only:
-		if c.compact != nil {
-			return maps.Keys(c.compact.items), ix.n
-		}
-		return maps.Keys(c.items), ix.n
+		return c.allKeys(), ix.n
 	}
 	return func(func(string) bool) {}, 0
 }

@@ -128,7 +128,7 @@ func (c *Cache[T]) addNamespace(ix *index[T], ns, key string) {
 		ix.n++
 	default: // a second namespace: index every key stored, this one included
 		ix.spread, ix.only, ix.n = true, "", 0
-		for _, k := range c.keys() {
+		for k := range c.allKeys() {
 			ix.add(namespaceOf(k), k)
 		}
 	}

@@ -2,10 +2,13 @@ package testkit
 
 import (
 	"maps"
+	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // Gadget is a custom resource's Go type as kubebuilder generates it: JSON
@@ -67,4 +70,18 @@ func GadgetCRD(group string) *unstructured.Unstructured {
 			}},
 		},
 	}}
+}
+
+// GadgetScheme returns a scheme of client-go's built-in kinds and Gadget
+// and GadgetList in gv, as an operator's main.go fills one.
+func GadgetScheme(t testing.TB, gv schema.GroupVersion) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	s.AddKnownTypeWithName(gv.WithKind("Gadget"), &Gadget{})
+	s.AddKnownTypeWithName(gv.WithKind("GadgetList"), &GadgetList{})
+	metav1.AddToGroupVersion(s, gv)
+	return s
 }
