@@ -30,7 +30,7 @@
 // operator run as N replicas, each reconciling about 1/N of the primary
 // kind, with Leases as the only coordination (see package shard):
 //
-//	ring, err := shard.New(clientset, "my-operator", podName)
+//	ring, err := shard.New(mgr.Cluster(), "my-operator", podName)
 //	err = builder.ControllerManagedBy(mgr).
 //		For(builder.Kind(&samplev1.Foo{})).
 //		Owns(builder.Kind(&appsv1.Deployment{})).

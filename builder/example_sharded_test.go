@@ -5,7 +5,6 @@ import (
 	"os"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/cluster"
@@ -21,8 +20,7 @@ import (
 func ExampleBuilder_Sharded() {
 	cfg, _ := cluster.LoadConfig()
 	mgr, _ := manager.New(cfg, manager.WithLeaderElection(manager.LeaderElection{Name: "my-operator"}))
-	cs, _ := kubernetes.NewForConfig(cfg)
-	ring, _ := shard.New(cs, "my-operator", os.Getenv("POD_NAME"), shard.WithNamespace("my-operator-system"))
+	ring, _ := shard.New(mgr.Cluster(), "my-operator", os.Getenv("POD_NAME"), shard.WithNamespace("my-operator-system"))
 
 	var r reconcile.Reconciler // reads Deployments from the manager's caches, as ever
 	_ = builder.ControllerManagedBy(mgr).

@@ -84,12 +84,12 @@ func testShardedChildren(t *testing.T, field shard.Field) {
 	rec := &reconciles{}
 	var fams []*family
 	for _, id := range []string{"a", "b"} {
-		ring, err := shard.New(cs, "family", id, shard.WithNamespace(nss[0]), shard.WithLeaseDuration(shardLease),
-			shard.WithRenewDeadline(shardRenew), shard.WithRetryPeriod(shardRetry))
+		mgr, err := manager.New(env.Config, manager.WithNamespaces(nss...))
 		if err != nil {
 			t.Fatal(err)
 		}
-		mgr, err := manager.New(env.Config, manager.WithNamespaces(nss...))
+		ring, err := shard.New(mgr.Cluster(), "family", id, shard.WithNamespace(nss[0]), shard.WithLeaseDuration(shardLease),
+			shard.WithRenewDeadline(shardRenew), shard.WithRetryPeriod(shardRetry))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -124,13 +124,13 @@ type replica struct {
 func startReplica(t *testing.T, env *testenv.Environment, ns, id string, d *detector) *replica {
 	t.Helper()
 	log := testr.NewWithOptions(t, testr.Options{Verbosity: 0}).WithName(id)
-	ring, err := shard.New(env.Clientset, "cms", id, shard.WithNamespace(ns), shard.WithLeaseDuration(shardLease),
-		shard.WithRenewDeadline(shardRenew), shard.WithRetryPeriod(shardRetry), shard.WithReleaseOnCancel(false), shard.WithLogger(log))
+	mgr, err := manager.New(env.Config, manager.WithNamespace(ns), manager.WithLogger(log),
+		manager.WithLeaderElection(manager.LeaderElection{Name: "sharded-test", Namespace: ns, Identity: id}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mgr, err := manager.New(env.Config, manager.WithNamespace(ns), manager.WithLogger(log),
-		manager.WithLeaderElection(manager.LeaderElection{Name: "sharded-test", Namespace: ns, Identity: id}))
+	ring, err := shard.New(mgr.Cluster(), "cms", id, shard.WithNamespace(ns), shard.WithLeaseDuration(shardLease),
+		shard.WithRenewDeadline(shardRenew), shard.WithRetryPeriod(shardRetry), shard.WithReleaseOnCancel(false), shard.WithLogger(log))
 	if err != nil {
 		t.Fatal(err)
 	}

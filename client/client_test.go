@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -329,7 +331,7 @@ func names(list []*corev1.ConfigMap) string {
 
 func mustCluster(t *testing.T) *cluster.Cluster {
 	t.Helper()
-	c, err := cluster.New(testkit.Env(t).Config)
+	c, err := cluster.New(testkit.Env(t).Config, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

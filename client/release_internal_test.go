@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -24,7 +26,7 @@ func TestReadOfAnEmptiedCacheAsksTheSuccessor(t *testing.T) {
 		Data: map[string]string{"color": "red"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := cluster.New(testkit.Env(t).Config)
+	cl, err := cluster.New(testkit.Env(t).Config, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,14 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/steadyctl/steady/internal/cborwire"
 )
@@ -33,9 +28,8 @@ type Cluster struct {
 	dyn    dynamic.Interface
 	meta   metadata.Interface
 
-	mu        sync.Mutex
-	rest      map[restKey]rest.Interface
-	clientset kubernetes.Interface
+	mu   sync.Mutex
+	rest map[restKey]rest.Interface
 }
 
 // Option configures a Cluster.
@@ -46,10 +40,15 @@ type options struct {
 	cbor   bool
 }
 
-// WithScheme sets the scheme that maps Go types to kinds (default
-// client-go's kubernetes/scheme.Scheme, the built-in kinds). Custom
-// resources' Go types go in a scheme of your own that includes the
-// built-in ones.
+// WithScheme sets the scheme that maps Go types to kinds. Without it the
+// cluster knows no Go types: unstructured and metadata-only objects work,
+// typed ones need their group versions added to a scheme given here, as an
+// operator's main.go does (corev1.AddToScheme and its own API's
+// AddToScheme), or client-go's kubernetes/scheme.Scheme, every built-in
+// kind. steady does not link client-go's scheme unless the program does:
+// registering every built-in group at start costs a process several MiB
+// of memory and milliseconds of CPU. manager.New defaults to client-go's
+// scheme, as controller-runtime's manager does.
 func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
 
 // New returns a Cluster for the API server at cfg. It makes no request:
@@ -58,14 +57,14 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("cluster: nil rest.Config")
 	}
-	o := options{scheme: scheme.Scheme, cbor: true}
+	o := options{scheme: runtime.NewScheme(), cbor: true}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if o.scheme == nil {
 		return nil, fmt.Errorf("cluster: WithScheme(nil)")
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	mapper, err := newMapper(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: discovery client: %w", err)
 	}
@@ -83,7 +82,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 		cbor:   o.cbor,
 		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
 		params: runtime.NewParameterCodec(o.scheme),
-		mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		mapper: mapper,
 		dyn:    dyn,
 		meta:   md,
 		rest:   make(map[restKey]rest.Interface),
@@ -216,22 +215,6 @@ func (c *Cluster) restClientMade(key restKey, newClient func(*rest.Config) (rest
 	return rc, nil
 }
 
-// Clientset returns client-go's typed clientset of the built-in kinds, made
-// once and shared, for the client-go machinery that wants one (leader
-// election's Lease lock, the event recorder's sink).
-func (c *Cluster) Clientset() (kubernetes.Interface, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.clientset == nil {
-		cs, err := kubernetes.NewForConfig(c.cfg)
-		if err != nil {
-			return nil, fmt.Errorf("cluster: clientset: %w", err)
-		}
-		c.clientset = cs
-	}
-	return c.clientset, nil
-}
-
 // KindOf returns the kind of the typed object T (a pointer type such as
 // *corev1.Pod) as registered in c's scheme.
 func KindOf[T runtime.Object](c *Cluster) (schema.GroupVersionKind, error) {
@@ -242,7 +225,7 @@ func KindOf[T runtime.Object](c *Cluster) (schema.GroupVersionKind, error) {
 	}
 	gvks, _, err := c.scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
 	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme: %w", zero, err)
+		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme (add its group version to the scheme given to cluster.WithScheme or manager.WithScheme): %w", zero, err)
 	}
 	return gvks[0], nil
 }

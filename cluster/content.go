@@ -3,10 +3,10 @@ package cluster
 import (
 	"mime"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/internal/cborwire"
@@ -41,15 +41,15 @@ func (c *Cluster) protobufEncodes(gv schema.GroupVersion) bool {
 // gv (RESTClientFor, CacheClientFor, and the informers and clients built on
 // them) speak protobuf. They do when every Go type the scheme has for gv
 // has a protobuf form and either the cluster's config asks for protobuf or
-// it names no content type and gv is a built-in group version (one
-// client-go's scheme registers at init): the choice controller-runtime
+// it names no content type and gv is a built-in group version (its Go
+// types come from k8s.io/api): the choice controller-runtime
 // makes, as the built-in kinds decode several times faster from protobuf
 // than from JSON. A config naming another content type keeps it. Custom
 // resources' Go types have no protobuf form: the API server serves them
 // as JSON or CBOR only.
 func (c *Cluster) ProtobufFor(gv schema.GroupVersion) bool {
 	if c.cfg.ContentType == "" {
-		return builtin[gv] && c.protobufEncodes(gv)
+		return c.builtin(gv) && c.protobufEncodes(gv)
 	}
 	return isProtobuf(c.cfg.ContentType) && c.protobufEncodes(gv)
 }
@@ -60,18 +60,25 @@ func isProtobuf(contentType string) bool {
 	return err == nil && mt == runtime.ContentTypeProtobuf
 }
 
-// builtin holds the group versions client-go's scheme registers at init:
-// the built-in kinds'. It is read at this package's init, before a
-// program registers its own kinds in that scheme, as operators often do
-// for their custom resources, which the API server never serves as
+// builtin reports whether gv is a built-in group version of the cluster's
+// scheme: one whose Go types come from k8s.io/api, the API types
+// kube-apiserver itself serves (with the option types apimachinery adds to
+// every group version). A program's own kinds, even when registered in
+// client-go's scheme as operators often do for their custom resources,
+// live elsewhere, and the API server never serves custom resources as
 // protobuf.
-var builtin = func() map[schema.GroupVersion]bool {
-	gvs := make(map[schema.GroupVersion]bool)
-	for _, gv := range scheme.Scheme.PrioritizedVersionsAllGroups() {
-		gvs[gv] = true
+func (c *Cluster) builtin(gv schema.GroupVersion) bool {
+	api := false
+	for _, t := range c.scheme.KnownTypes(gv) {
+		switch p := t.PkgPath(); {
+		case strings.HasPrefix(p, "k8s.io/api/"):
+			api = true
+		case !strings.HasPrefix(p, "k8s.io/apimachinery/"):
+			return false
+		}
 	}
-	return gvs
-}()
+	return api
+}
 
 // setContentType sets cfg, a typed client's config for gv, to send
 // protobuf where ProtobufFor says so, and JSON where the cluster's config

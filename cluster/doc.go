@@ -27,9 +27,7 @@
 //
 // Everything in steady that talks to the API server gets its clients from a
 // Cluster, so there is one discovery cache and one REST client per API
-// group version in a process, however many informers and clients use them
-// (and one client-go clientset, Clientset, for the client-go machinery the
-// manager uses: leader election and the event recorder):
+// group version in a process, however many informers and clients use them:
 //
 //	c, err := cluster.New(cfg, cluster.WithScheme(scheme))
 //	mapping, err := c.RESTMapping(gvk)        // discovery, cached
@@ -42,9 +40,9 @@
 //
 // Typed clients of the built-in kinds speak protobuf, which they decode
 // several times faster than JSON, unless the config names another content
-// type: a config that names none gets protobuf for every group version
-// client-go's scheme registers at init (not kinds a program adds to it
-// later), as controller-runtime's clients do, and
+// type: a config that names none gets protobuf for every built-in group
+// version (Go types from k8s.io/api; not kinds a program adds to
+// client-go's scheme), as controller-runtime's clients do, and
 // client-go's default, JSON, for the others (ProtobufFor). A config that
 // asks for protobuf still works for custom resources: RESTClientFor sends
 // JSON for a group version whose Go types have no protobuf form, as the API
@@ -84,10 +82,24 @@
 // JSON its Go type holds, the larger part of a custom resource's decoding,
 // only for the informer to drop it.
 //
-// The REST mapper reads discovery lazily and caches it. When it does not
-// know a kind, it reads discovery once more before giving up, so a kind
-// whose CustomResourceDefinition was installed after the first look is
-// found without a restart.
+// The REST mapper reads discovery lazily, one group version at a time
+// (GET /api/v1, /apis/<group>/<version>) when a kind of it is first
+// mapped, and caches it: an operator that maps a few kinds reads a few
+// small documents, not the discovery of every group. When it does not know
+// a kind, it reads discovery once more before giving up, so a kind whose
+// CustomResourceDefinition was installed after the first look is found
+// without a restart. RESTMapper's lookups by resource name, which may
+// leave out the group or version, read every group version once.
+//
+// # What it links
+//
+// Package cluster links neither client-go's typed clientset nor its
+// scheme of every built-in kind (nor, through them, client-go's discovery
+// and OpenAPI packages): linking them registers some fifty API groups at
+// start, several MiB of memory and milliseconds of CPU in every process.
+// A Cluster made without WithScheme knows no Go types; give it the scheme
+// of the kinds the program uses, or client-go's kubernetes/scheme.Scheme
+// for all the built-in ones (manager.New's default).
 //
 // A manager makes its Cluster from the rest.Config it is given
 // (manager.Manager.Cluster returns it); informer factories and clients take

@@ -77,7 +77,11 @@ func ExampleNew() {
 // request: it is how package informer and package client know what to
 // list for a type parameter.
 func ExampleKindOf() {
-	c, err := cluster.New(&rest.Config{Host: "https://kubernetes.invalid"}) // New makes no request
+	scheme := runtime.NewScheme() // the kinds the program uses
+	if err := errors.Join(appsv1.AddToScheme(scheme), corev1.AddToScheme(scheme)); err != nil {
+		log.Fatal(err)
+	}
+	c, err := cluster.New(&rest.Config{Host: "https://kubernetes.invalid"}, cluster.WithScheme(scheme)) // New makes no request
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -143,7 +147,8 @@ func ExampleThrottle() {
 func ExampleCluster_ProtobufFor() {
 	widgets := schema.GroupVersion{Group: "example.com", Version: "v1"} // a custom resource's
 	for _, contentType := range []string{"", runtime.ContentTypeJSON} {
-		c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:6443", ContentConfig: rest.ContentConfig{ContentType: contentType}})
+		cfg := &rest.Config{Host: "https://127.0.0.1:6443", ContentConfig: rest.ContentConfig{ContentType: contentType}}
+		c, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme)) // every built-in kind
 		if err != nil {
 			log.Fatal(err)
 		}

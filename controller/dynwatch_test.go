@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	"go.uber.org/goleak"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +58,7 @@ func (n *names) snapshot() map[string]int {
 // newFactory returns an informer factory over the shared control plane.
 func newFactory(t *testing.T) *informer.Factory {
 	t.Helper()
-	c, err := cluster.New(testkit.Env(t).Config)
+	c, err := cluster.New(testkit.Env(t).Config, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

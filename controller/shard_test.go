@@ -9,15 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/shard"
 )
 
 func TestWithShardingErrors(t *testing.T) {
-	ring, err := shard.New(fake.NewClientset(), "ring", "a") // never started
+	c, err := cluster.New(&rest.Config{Host: "http://127.0.0.1:1"}) // makes no request
+	if err != nil {
+		t.Fatal(err)
+	}
+	ring, err := shard.New(c, "ring", "a") // never started
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +74,11 @@ func startSharded(t *testing.T, r Reconciler, ring *shard.Ring, hashOf ShardHash
 // (releasing its Lease), also called at the test's end.
 func startTestRing(t *testing.T, ns, id string) (*shard.Ring, func()) {
 	t.Helper()
-	r, err := shard.New(testkit.Clientset(t), "ring", id, shard.WithNamespace(ns), shard.WithLeaseDuration(3*time.Second),
+	c, err := cluster.New(testkit.Env(t).Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := shard.New(c, "ring", id, shard.WithNamespace(ns), shard.WithLeaseDuration(3*time.Second),
 		shard.WithRenewDeadline(2*time.Second), shard.WithRetryPeriod(250*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

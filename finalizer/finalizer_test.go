@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -183,7 +185,7 @@ func started(t *testing.T, ns string, wrap func(http.RoundTripper) http.RoundTri
 	t.Helper()
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	cfg.WrapTransport = wrap
-	cl, err := cluster.New(cfg)
+	cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

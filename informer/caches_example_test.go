@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
@@ -20,7 +22,7 @@ import (
 // nothing, so this example runs; TestFactoryCachesExactlyItsNamespaces
 // runs the informers against a control plane.)
 func ExampleWithNamespaces() {
-	c, err := cluster.New(&rest.Config{Host: "https://cluster.example"})
+	c, err := cluster.New(&rest.Config{Host: "https://cluster.example"}, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func ExampleWithNamespaces() {
 // operator reads their labels only); Events are never cached, so reads of
 // them go to the API server.
 func ExampleWithKind() {
-	c, err := cluster.New(&rest.Config{Host: "https://cluster.example"})
+	c, err := cluster.New(&rest.Config{Host: "https://cluster.example"}, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}

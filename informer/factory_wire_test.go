@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,7 +110,7 @@ func protobufConfig(t *testing.T) *rest.Config {
 // wireLW returns the factory's typed ListerWatcher of c in ns, from cfg.
 func wireLW(t *testing.T, cfg *rest.Config, c wireCase, ns string, opts ...Option) *typedLW {
 	t.Helper()
-	cl, err := cluster.New(cfg)
+	cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -202,7 +202,7 @@ func TestKindOptionsOverrideTheFactory(t *testing.T) {
 
 // Options that make no sense are errors of NewFactory naming the option.
 func TestFactoryRefusesBadCacheOptions(t *testing.T) {
-	c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:1"})
+	c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:1"}, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func (m *Manager) eventPipe(method, name string, exists bool, make func(kubernet
 	if exists {
 		return nil
 	}
-	cs, err := m.cluster.Clientset()
+	cs, err := m.clientset()
 	if err != nil {
 		return fmt.Errorf("manager: %s(%q): %w", method, name, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/controller"
@@ -28,11 +27,7 @@ func ExampleManager_ShardInformer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		log.Fatal(err)
-	}
-	ring, err := shard.New(cs, "my-operator", os.Getenv("POD_NAME"))
+	ring, err := shard.New(mgr.Cluster(), "my-operator", os.Getenv("POD_NAME"))
 	if err != nil {
 		log.Fatal(err)
 	}

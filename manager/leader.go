@@ -35,7 +35,7 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 		_, _ = rand.Read(b)
 		id = host + "_" + hex.EncodeToString(b)
 	}
-	cs, err := m.cluster.Clientset()
+	cs, err := m.clientset()
 	if err != nil {
 		return nil, fmt.Errorf("manager: leader election client: %w", err)
 	}

@@ -64,6 +64,7 @@ type Manager struct {
 	events   eventPipes
 
 	protection protection // of the metrics and pprof endpoints
+	typed      clientset  // client-go's, for leader election, events and secure serving
 }
 
 // New returns a Manager for the cluster at cfg. It throttles its

@@ -77,7 +77,7 @@ func (m *Manager) newProtection() (*tls.Config, *serving.Filter, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("WithClientCA: %w", err)
 	}
-	api, err := m.cluster.Clientset()
+	api, err := m.clientset()
 	if err != nil {
 		return nil, nil, err
 	}

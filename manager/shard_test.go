@@ -33,12 +33,12 @@ func TestShardInformerFollowsTheRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ring, err := shard.New(cs, "ring", "solo", shard.WithNamespace(ns), shard.WithLeaseDuration(3*time.Second),
+	ring, err := shard.New(m.Cluster(), "ring", "solo", shard.WithNamespace(ns), shard.WithLeaseDuration(3*time.Second),
 		shard.WithRenewDeadline(2*time.Second), shard.WithRetryPeriod(250*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := shard.New(cs, "other", "solo", shard.WithNamespace(ns))
+	other, err := shard.New(m.Cluster(), "other", "solo", shard.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

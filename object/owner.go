@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -179,22 +178,3 @@ func upsert(obj Object, ref metav1.OwnerReference) {
 
 // describe names an object for errors: its Go type and key.
 func describe(obj Object) string { return fmt.Sprintf("%T %s", obj, Key(obj)) }
-
-// ControllerReferenceConfiguration returns the controller reference that
-// SetControllerReference would add to an object in namespace (""
-// for a cluster-scoped one), as an apply configuration: for a child
-// written with Server-Side Apply (client.Apply), whose owner references
-// are part of what is applied. The checks are SetControllerReference's.
-func ControllerReferenceConfiguration(owner Object, namespace string, scheme *runtime.Scheme, opts ...OwnerOption) (*metav1ac.OwnerReferenceApplyConfiguration, error) {
-	child := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: namespace}}
-	if err := SetControllerReference(owner, child, scheme, opts...); err != nil {
-		return nil, err
-	}
-	ref := child.OwnerReferences[0]
-	cfg := metav1ac.OwnerReference().WithAPIVersion(ref.APIVersion).WithKind(ref.Kind).
-		WithName(ref.Name).WithUID(ref.UID).WithController(true)
-	if ref.BlockOwnerDeletion != nil {
-		cfg.WithBlockOwnerDeletion(*ref.BlockOwnerDeletion)
-	}
-	return cfg, nil
-}

@@ -175,17 +175,3 @@ func equalRef(a, b metav1.OwnerReference) bool {
 		deref(a.Controller) == deref(b.Controller) && deref(a.BlockOwnerDeletion) == deref(b.BlockOwnerDeletion)
 }
 
-func TestControllerReferenceConfiguration(t *testing.T) {
-	owner := &appsv1.Deployment{ObjectMeta: meta("shop", "web", "uid-1")}
-	ref, err := object.ControllerReferenceConfiguration(owner, "shop", scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *ref.APIVersion != "apps/v1" || *ref.Kind != "Deployment" || *ref.Name != "web" || *ref.UID != "uid-1" ||
-		!*ref.Controller || !*ref.BlockOwnerDeletion {
-		t.Fatalf("reference %+v, want a controller reference to Deployment shop/web", ref)
-	}
-	if _, err := object.ControllerReferenceConfiguration(owner, "other", scheme); err == nil || !strings.Contains(err.Error(), "cross namespaces") {
-		t.Fatalf("an owner in another namespace: %v, want the cross-namespace refusal", err)
-	}
-}

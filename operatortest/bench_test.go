@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 
@@ -101,7 +103,7 @@ func BenchmarkFirstList(b *testing.B) {
 			for b.Loop() {
 				it := &iteration{TB: b}
 				ns := env.NewNamespace(it, "first-list-")
-				c, err := cluster.New(env.Config)
+				c, err := cluster.New(env.Config, cluster.WithScheme(clientgoscheme.Scheme))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -112,8 +112,8 @@ func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 			return nil
 		}
 		r.arrived()
-		r.store.Bookmark(m.GetResourceVersion())
 		r.seen(m.GetResourceVersion())
+		r.store.Bookmark(m.GetResourceVersion())
 		return nil
 	case watch.Added, watch.Modified, watch.Deleted:
 	default:
@@ -128,10 +128,13 @@ func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 	r.arrived()
 	if !ok {
 		// Outside the shard: for the store's objects, as good as a bookmark.
-		r.store.Bookmark(obj.GetResourceVersion())
 		r.seen(obj.GetResourceVersion())
+		r.store.Bookmark(obj.GetResourceVersion())
 		return nil
 	}
+	// Seen before the store has it: a relist another goroutine asks for
+	// (SetShardSelector) once the store has this event starts from it.
+	r.seen(obj.GetResourceVersion())
 	switch ev.Type {
 	case watch.Added:
 		err = r.store.Add(obj)
@@ -143,7 +146,6 @@ func (r *Reflector[T]) apply(ev watch.Event, f *shardFilter) error {
 	if err != nil {
 		r.report(err)
 	}
-	r.seen(obj.GetResourceVersion())
 	return nil
 }
 

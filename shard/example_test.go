@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/client-go/kubernetes"
-
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/shard"
 )
 
@@ -27,8 +26,15 @@ func ExampleAssignment() {
 
 // A replica joins the ring and reconciles only what it may start.
 func ExampleRing() {
-	var cs kubernetes.Interface // the operator's clientset
-	ring, err := shard.New(cs, "my-operator", "pod-0", shard.WithNamespace("my-operator-system"))
+	cfg, err := cluster.LoadConfig()
+	if err != nil {
+		panic(err)
+	}
+	c, err := cluster.New(cfg) // or a manager's: mgr.Cluster()
+	if err != nil {
+		panic(err)
+	}
+	ring, err := shard.New(c, "my-operator", "pod-0", shard.WithNamespace("my-operator-system"))
 	if err != nil {
 		panic(err)
 	}

@@ -114,7 +114,7 @@ func (r *Ring) write(ctx context.Context) {
 			// or the Lease was deleted (an update of a deleted object
 			// fails its UID precondition): read which.
 			r.mu.Unlock()
-			cur, gerr := r.cs.CoordinationV1().Leases(r.o.namespace).Get(ctx, r.leaseName, metav1.GetOptions{})
+			cur, gerr := r.api.Get(ctx, r.leaseName)
 			r.mu.Lock()
 			switch {
 			case gerr == nil && cur.UID == r.own.uid:
@@ -147,7 +147,6 @@ func (r *Ring) write(ctx context.Context) {
 // store writes the Lease as own left it, with acknowledgement ack renewed
 // at now: an update, or a create when it does not exist.
 func (r *Ring) store(ctx context.Context, own ownLease, ack Assignment, now time.Time) (*coordinationv1.Lease, error) {
-	leases := r.cs.CoordinationV1().Leases(r.o.namespace)
 	l := &coordinationv1.Lease{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: r.leaseName, Namespace: r.o.namespace, UID: own.uid, ResourceVersion: own.rv,
@@ -164,17 +163,17 @@ func (r *Ring) store(ctx context.Context, own ownLease, ack Assignment, now time
 		},
 	}
 	if own.exists {
-		return leases.Update(ctx, l, metav1.UpdateOptions{})
+		return r.api.Update(ctx, l)
 	}
 	l.UID, l.ResourceVersion = "", ""
 	l.Spec.AcquireTime = l.Spec.RenewTime
-	got, err := leases.Create(ctx, l, metav1.CreateOptions{})
+	got, err := r.api.Create(ctx, l)
 	if !apierrors.IsAlreadyExists(err) {
 		return got, err
 	}
 	// A Lease left by this identity's previous process, which is gone:
 	// identities are unique among live replicas. Take it over.
-	old, err := leases.Get(ctx, r.leaseName, metav1.GetOptions{})
+	old, err := r.api.Get(ctx, r.leaseName)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +181,7 @@ func (r *Ring) store(ctx context.Context, own ownLease, ack Assignment, now time
 		return nil, fmt.Errorf("shard: Lease %s/%s exists and is not ring %q's", r.o.namespace, r.leaseName, r.name)
 	}
 	l.UID, l.ResourceVersion = old.UID, old.ResourceVersion
-	return leases.Update(ctx, l, metav1.UpdateOptions{})
+	return r.api.Update(ctx, l)
 }
 
 // reap deletes the Leases of members that expired, each only if it is
@@ -202,9 +201,7 @@ func (r *Ring) reap(ctx context.Context) {
 		return // a replica that cannot renew is no judge of the others
 	}
 	for _, l := range gone {
-		err := r.cs.CoordinationV1().Leases(r.o.namespace).Delete(ctx, l.name, metav1.DeleteOptions{
-			Preconditions: &metav1.Preconditions{UID: &l.uid, ResourceVersion: &l.rv},
-		})
+		err := r.api.Delete(ctx, l.name, metav1.Preconditions{UID: &l.uid, ResourceVersion: &l.rv})
 		switch {
 		case err == nil:
 			r.o.log.Info("deleted an expired member's Lease", "lease", l.name, "lastRenewed", l.renew)
@@ -239,9 +236,7 @@ func (r *Ring) leave(ctx context.Context) {
 	if !own.exists {
 		return
 	}
-	err := r.cs.CoordinationV1().Leases(r.o.namespace).Delete(ctx, r.leaseName, metav1.DeleteOptions{
-		Preconditions: &metav1.Preconditions{UID: &own.uid},
-	})
+	err := r.api.Delete(ctx, r.leaseName, metav1.Preconditions{UID: &own.uid})
 	if err != nil && !apierrors.IsNotFound(err) {
 		r.o.log.Error(err, "deleting the Lease on leaving; it will expire", "lease", r.leaseName)
 		return

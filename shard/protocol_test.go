@@ -9,7 +9,6 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 )
@@ -25,7 +24,7 @@ type protocol struct {
 
 func newProtocol(t *testing.T) *protocol {
 	c := clocktesting.NewFakeClock(time.Unix(1e9, 0))
-	r, err := New(fake.NewClientset(), "ring", "a", WithClock(c), WithVirtualNodes(8),
+	r, err := New(nowhere(t), "ring", "a", WithClock(c), WithVirtualNodes(8),
 		WithLeaseDuration(15*time.Second), WithRenewDeadline(10*time.Second), WithRetryPeriod(2*time.Second))
 	if err != nil {
 		t.Fatal(err)

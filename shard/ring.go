@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
+
+	"github.com/steadyctl/steady/cluster"
 )
 
 // Labels and annotations on a member's Lease.
@@ -31,7 +32,7 @@ const (
 // start reconciling. Create it with New and run it with Start. Its
 // methods are safe for concurrent use.
 type Ring struct {
-	cs        kubernetes.Interface
+	api       leaseAPI // the Leases of the ring's namespace
 	name      string
 	identity  string
 	leaseName string
@@ -53,13 +54,16 @@ type Ring struct {
 }
 
 // New returns the membership of replica identity in ring, which it joins
-// once started. ring and identity name the replica's Lease,
+// once started, holding its Lease on the API server of c (a manager's
+// Cluster, say). ring and identity name the replica's Lease,
 // "<ring>-<identity>", so together they must make a valid object name;
 // identity must be unique among the ring's live replicas (a pod name is).
+// The ring reads and writes Leases with a client of its own made from c's
+// config, which speaks protobuf unless the config names a content type.
 // Errors name the invalid argument or option.
-func New(cs kubernetes.Interface, ring, identity string, opts ...Option) (*Ring, error) {
-	if cs == nil {
-		return nil, fmt.Errorf("shard: ring %q: nil clientset", ring)
+func New(c *cluster.Cluster, ring, identity string, opts ...Option) (*Ring, error) {
+	if c == nil {
+		return nil, fmt.Errorf("shard: ring %q: nil cluster", ring)
 	}
 	if ring == "" || identity == "" {
 		return nil, fmt.Errorf("shard: ring %q, identity %q: both are required", ring, identity)
@@ -78,9 +82,13 @@ func New(cs kubernetes.Interface, ring, identity string, opts ...Option) (*Ring,
 	if err != nil {
 		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
 	}
+	api, err := newLeaseClient(c.Config(), o.namespace)
+	if err != nil {
+		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
+	}
 	a, _ := NewAssignment(nil, o.virtualNodes)
 	r := &Ring{
-		cs: cs, name: ring, identity: identity, leaseName: leaseName, o: o,
+		api: api, name: ring, identity: identity, leaseName: leaseName, o: o,
 		kick:       make(chan struct{}, 1),
 		leases:     map[string]*memberLease{},
 		assignment: a,

@@ -15,12 +15,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
 
 	"github.com/go-logr/logr/testr"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -48,15 +47,39 @@ func (r *running) stop() {
 	<-r.done
 }
 
-func startRing(t *testing.T, cs kubernetes.Interface, ns, id string, opts ...Option) *running {
+// newCluster returns a Cluster for the API server at cfg.
+func newCluster(t testing.TB, cfg *rest.Config) *cluster.Cluster {
 	t.Helper()
-	return startRingWith(t, cs, ns, id, nil, opts...)
+	c, err := cluster.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// testCluster returns a Cluster of the test binary's control plane; like
+// testkit.Env it skips the test under go test -short.
+func testCluster(t testing.TB) *cluster.Cluster {
+	t.Helper()
+	return newCluster(t, testkit.Env(t).Config)
+}
+
+// nowhere returns a Cluster of an address no API server answers, for
+// rings that are never started: making one sends no request.
+func nowhere(t testing.TB) *cluster.Cluster {
+	t.Helper()
+	return newCluster(t, &rest.Config{Host: "http://127.0.0.1:1"})
+}
+
+func startRing(t *testing.T, c *cluster.Cluster, ns, id string, opts ...Option) *running {
+	t.Helper()
+	return startRingWith(t, c, ns, id, nil, opts...)
 }
 
 // startRingWith is startRing that calls before, if set, before Start.
-func startRingWith(t *testing.T, cs kubernetes.Interface, ns, id string, before func(*Ring), opts ...Option) *running {
+func startRingWith(t *testing.T, c *cluster.Cluster, ns, id string, before func(*Ring), opts ...Option) *running {
 	t.Helper()
-	r, err := New(cs, "ring", id, testOptions(ns, append([]Option{WithLogger(testr.New(t).WithName(id))}, opts...)...)...)
+	r, err := New(c, "ring", id, testOptions(ns, append([]Option{WithLogger(testr.New(t).WithName(id))}, opts...)...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,10 +210,11 @@ func (d *detector) finish(t *testing.T) {
 // every ring never hold one hash twice.
 func TestRingMembershipAndHandover(t *testing.T) {
 	ns := testkit.Namespace(t, "shard-")
-	cs := testkit.Clientset(t)
+	cs := testkit.Clientset(t) // for the test's own reads
+	cl := testCluster(t)
 	det := newDetector()
-	a, b := startRing(t, cs, ns, "a"), startRing(t, cs, ns, "b")
-	c := startRing(t, cs, ns, "c", WithReleaseOnCancel(false))
+	a, b := startRing(t, cl, ns, "a"), startRing(t, cl, ns, "b")
+	c := startRing(t, cl, ns, "c", WithReleaseOnCancel(false))
 	rings := []*running{a, b, c}
 	for _, r := range rings {
 		det.work(r)
@@ -208,7 +232,7 @@ func TestRingMembershipAndHandover(t *testing.T) {
 		}
 	}
 
-	d := startRing(t, cs, ns, "d")
+	d := startRing(t, cl, ns, "d")
 	det.work(d)
 	testkit.Eventually(t, 20*time.Second, "four rings settle", settled(append(rings, d), "a", "b", "c", "d"))
 	t.Logf("d joined and owns %.3f of the ring", Fraction(d.Owned()))
@@ -261,16 +285,13 @@ func (p *partition) RoundTrip(req *http.Request) (*http.Response, error) {
 // ranges after the expiry; once the partition heals it joins again.
 func TestRingPartitionedReplicaStopsFirst(t *testing.T) {
 	ns := testkit.Namespace(t, "shard-")
-	cs := testkit.Clientset(t)
+	cl := testCluster(t)
 	p := &partition{}
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { p.rt = rt; return p }
-	pcs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pcl := newCluster(t, cfg)
 	det := newDetector()
-	a, b, c := startRing(t, cs, ns, "a"), startRing(t, cs, ns, "b"), startRing(t, pcs, ns, "c")
+	a, b, c := startRing(t, cl, ns, "a"), startRing(t, cl, ns, "b"), startRing(t, pcl, ns, "c")
 	for _, r := range []*running{a, b, c} {
 		det.work(r)
 	}
@@ -297,7 +318,7 @@ func TestRingPartitionedReplicaStopsFirst(t *testing.T) {
 }
 
 func TestNewErrors(t *testing.T) {
-	cs := fake.NewClientset()
+	cl := nowhere(t)
 	for _, tc := range []struct {
 		ring, id string
 		opts     []Option
@@ -312,18 +333,18 @@ func TestNewErrors(t *testing.T) {
 		{"ring", "a", []Option{WithVirtualNodes(0)}, "WithVirtualNodes(0)"},
 		{"ring", "a", []Option{WithNamespace("")}, "WithNamespace"},
 	} {
-		if _, err := New(cs, tc.ring, tc.id, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := New(cl, tc.ring, tc.id, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%q, %q): %v: want an error saying %s", tc.ring, tc.id, err, tc.want)
 		}
 	}
-	if _, err := New(nil, "ring", "a"); err == nil {
-		t.Error("New with a nil clientset: want an error")
+	if _, err := New(nil, "ring", "a"); err == nil || !strings.Contains(err.Error(), `ring "ring": nil cluster`) {
+		t.Errorf("New with a nil cluster: %v: want an error naming the ring", err)
 	}
 }
 
 // Before Start a ring owns nothing and may start nothing; Start twice fails.
 func TestRingBeforeAndAfterStart(t *testing.T) {
-	r, err := New(fake.NewClientset(), "ring", "a") // never called
+	r, err := New(nowhere(t), "ring", "a") // never called
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +356,7 @@ func TestRingBeforeAndAfterStart(t *testing.T) {
 	}
 
 	ns := testkit.Namespace(t, "shard-")
-	a := startRing(t, testkit.Clientset(t), ns, "a")
+	a := startRing(t, testCluster(t), ns, "a")
 	testkit.Eventually(t, 10*time.Second, "a alone owns the whole ring", func() error {
 		sel, err := a.Selector(UID)
 		if want := "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')"; err != nil || sel != want {

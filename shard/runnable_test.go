@@ -33,9 +33,9 @@ func (h *handovers) count() int {
 // no leader election.
 func TestHandoverReportedWhenDrained(t *testing.T) {
 	ns := testkit.Namespace(t, "shard-")
-	cs := testkit.Clientset(t)
+	cl := testCluster(t)
 	h := &handovers{}
-	a := startRingWith(t, cs, ns, "a", func(r *Ring) { r.SetMetrics(h) })
+	a := startRingWith(t, cl, ns, "a", func(r *Ring) { r.SetMetrics(h) })
 	if a.NeedLeaderElection() {
 		t.Fatal("a Ring needs leader election")
 	}
@@ -54,7 +54,7 @@ func TestHandoverReportedWhenDrained(t *testing.T) {
 	if !ok {
 		t.Fatal("a may not begin a hash it owns alone")
 	}
-	b := startRing(t, cs, ns, "b")
+	b := startRing(t, cl, ns, "b")
 	testkit.Eventually(t, 10*time.Second, "both see both", func() error {
 		if len(a.Members()) != 2 || len(b.Members()) != 2 {
 			return fmt.Errorf("a sees %v, b sees %v", a.Members(), b.Members())

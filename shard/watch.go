@@ -15,10 +15,9 @@ import (
 // watch cannot resume. Events arrive in resourceVersion order, so the view
 // is always the ring as it stood at some resourceVersion.
 func (r *Ring) watchLeases(ctx context.Context) {
-	leases := r.cs.CoordinationV1().Leases(r.o.namespace)
 	sel := metav1.ListOptions{LabelSelector: RingLabel + "=" + r.name}
 	for ctx.Err() == nil {
-		list, err := leases.List(ctx, sel)
+		list, err := r.api.List(ctx, sel)
 		if err != nil {
 			r.o.log.Error(err, "listing the ring's Leases")
 			r.sleep(ctx)
@@ -29,7 +28,7 @@ func (r *Ring) watchLeases(ctx context.Context) {
 		for ctx.Err() == nil {
 			opts := sel
 			opts.ResourceVersion, opts.AllowWatchBookmarks = rv, true
-			w, err := leases.Watch(ctx, opts)
+			w, err := r.api.Watch(ctx, opts)
 			if err != nil {
 				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 					break

@@ -24,7 +24,7 @@ import (
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
 	"github.com/steadyctl/steady/finalizer"
-	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/object/applyconfig"
 	"github.com/steadyctl/steady/reconcile"
 )
 
@@ -181,7 +181,7 @@ func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*
 // reference makes Owns(Deployment) map the Deployment's events back to
 // foo, and lets the garbage collector delete it with foo.
 func (r *reconciler) desiredDeployment(foo *v1alpha1.Foo) (*appsv1ac.DeploymentApplyConfiguration, error) {
-	ref, err := object.ControllerReferenceConfiguration(foo, foo.Namespace, r.scheme)
+	ref, err := applyconfig.ControllerReference(foo, foo.Namespace, r.scheme)
 	if err != nil {
 		return nil, err
 	}

@@ -95,11 +95,7 @@ func newReplica(cfg *rest.Config, ringName, identity string, ringOpts []shard.Op
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: manager: %w", identity, err)
 	}
-	cs, err := mgr.Cluster().Clientset()
-	if err != nil {
-		return nil, fmt.Errorf("replica %s: clientset: %w", identity, err)
-	}
-	ring, err := shard.New(cs, ringName, identity, ringOpts...)
+	ring, err := shard.New(mgr.Cluster(), ringName, identity, ringOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: %w", identity, err)
 	}

@@ -18,12 +18,17 @@ import (
 var impls = []string{"steady", "controller-runtime"}
 
 // buildChildren builds every child binary into dir, from the bench module
-// at benchDir, and returns their paths by implementation.
-func buildChildren(ctx context.Context, benchDir, dir string) (map[string]string, error) {
+// at benchDir, with the scheme the -scheme flag names, and returns their
+// paths by implementation.
+func buildChildren(ctx context.Context, benchDir, dir, scheme string) (map[string]string, error) {
 	bins := make(map[string]string, len(impls))
 	for _, impl := range impls {
 		bin := filepath.Join(dir, impl)
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/e2e/"+impl)
+		args := []string{"build", "-o", bin}
+		if scheme == "client-go" {
+			args = append(args, "-tags", "e2e_clientgoscheme")
+		}
+		cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/e2e/"+impl)...)
 		cmd.Dir = benchDir
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {

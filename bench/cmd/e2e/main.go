@@ -86,6 +86,7 @@ type config struct {
 	managedFields   string
 	steady          string
 	featureGates    string // kube-apiserver's --feature-gates
+	scheme          string // the Go types of the children's scheme: used or client-go
 }
 
 func main() {
@@ -106,15 +107,21 @@ func main() {
 	flag.StringVar(&c.benchDir, "bench-dir", ".", "directory of the bench module, where the children are built")
 	flag.StringVar(&c.managedFields, "managed-fields", "default",
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
-	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: typed (write with client-go's typed client, "+
-		"which records no writes, instead of steady's client), echoes (drop own-write echoes), nogate (read-your-writes off), "+
+	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing); empty for steady's defaults")
+	flag.StringVar(&c.scheme, "scheme", "used",
+		"the children's scheme, the same for both: used (the reconciled kind's group version only) or client-go "+
+			"(client-go's scheme of every built-in kind, plus Widget, as kubebuilder's main.go; children built with the tag e2e_clientgoscheme)")
 	flag.StringVar(&c.featureGates, "apiserver-feature-gates", "",
 		"kube-apiserver's --feature-gates, e.g. CBORServingAndStorage=true (custom resources served as CBOR, which steady prefers); empty for none")
 	flag.Parse()
 	var err error
 	if c.kind, err = e2e.ParseKind(*kind); err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(2)
+	}
+	if c.scheme != "used" && c.scheme != "client-go" {
+		fmt.Fprintf(os.Stderr, "e2e: -scheme %q: want used or client-go\n", c.scheme)
 		os.Exit(2)
 	}
 	if !e2e.ValidManagedFields(c.managedFields) {
@@ -146,7 +153,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bins, err := buildChildren(ctx, c.benchDir, tmp)
+	bins, err := buildChildren(ctx, c.benchDir, tmp, c.scheme)
 	if err != nil {
 		return err
 	}

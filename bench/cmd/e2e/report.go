@@ -59,8 +59,8 @@ func printTable(w io.Writer, c config, results []result) {
 	if c.featureGates != "" {
 		settings += ", kube-apiserver feature gates " + c.featureGates
 	}
-	fmt.Fprintf(w, "\n%d %s, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
-		c.objects, c.kind.Plural(), c.rate, c.duration, c.workers, c.managedFields, settings, c.rounds)
+	fmt.Fprintf(w, "\n%d %s, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s, scheme %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
+		c.objects, c.kind.Plural(), c.rate, c.duration, c.workers, c.managedFields, c.scheme, settings, c.rounds)
 	fmt.Fprintln(w, "| metric | steady | controller-runtime | ratio | target |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 	for _, rw := range rows(c) {
@@ -139,6 +139,7 @@ func writeJSON(path string, c config, results []result) error {
 		"workers":        c.workers,
 		"managed_fields": c.managedFields,
 		"steady":         c.steady,
+		"scheme":         c.scheme,
 		"feature_gates":  c.featureGates,
 		"rounds":         c.rounds,
 		"results":        results,

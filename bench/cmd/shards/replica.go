@@ -12,7 +12,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
@@ -113,14 +112,10 @@ func newReplica(o replicaOptions, t0 time.Time) (*replica, error) {
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.QPS = -1
 	cfg.Wrap(r.traffic.wrap)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if r.ring, err = shard.New(cs, o.ring, o.identity, shard.WithNamespace(o.namespace)); err != nil {
-		return nil, err
-	}
 	if r.mgr, err = manager.New(cfg, manager.WithNamespace(o.namespace), manager.WithClientThrottle(cluster.NoThrottle)); err != nil {
+		return nil, err
+	}
+	if r.ring, err = shard.New(r.mgr.Cluster(), o.ring, o.identity, shard.WithNamespace(o.namespace)); err != nil {
 		return nil, err
 	}
 	// The informer the builder's For makes: the same kind, namespace and

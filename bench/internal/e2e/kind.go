@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
 )
@@ -34,27 +33,28 @@ func ParseKind(s string) (Kind, error) {
 	return "", fmt.Errorf("-kind %q: want %q or %q", s, KindConfigMap, KindCR)
 }
 
-// crScheme is client-go's scheme with Widget added, as kubebuilder's main.go
-// builds an operator's scheme.
-var crScheme = func() *runtime.Scheme {
+// The children's scheme is built at their start from the kind's own group
+// version only (SchemeTypes "used"), or, in children built with the tag
+// e2e_clientgoscheme, from client-go's scheme of every built-in kind plus
+// Widget, as kubebuilder's main.go fills an operator's (SchemeTypes
+// "client-go"). Linking client-go's scheme is a property of the binary, so
+// it is chosen when the children are built (see the parent's -scheme).
+var schemes = map[Kind]*runtime.Scheme{KindConfigMap: newScheme(KindConfigMap), KindCR: newScheme(KindCR)}
+
+func newScheme(k Kind) *runtime.Scheme {
 	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
+	err := addBuiltins(s, k)
+	if err == nil && k == KindCR {
+		err = v1alpha1.AddToScheme(s)
+	}
+	if err != nil {
 		panic(err) // static registrations: cannot fail
 	}
-	if err := v1alpha1.AddToScheme(s); err != nil {
-		panic(err)
-	}
 	return s
-}()
-
-// Scheme returns the scheme that knows k's Go type: client-go's for
-// ConfigMaps, one with Widget added for custom resources.
-func (k Kind) Scheme() *runtime.Scheme {
-	if k == KindCR {
-		return crScheme
-	}
-	return clientgoscheme.Scheme
 }
+
+// Scheme returns the scheme that knows k's Go type (see SchemeTypes).
+func (k Kind) Scheme() *runtime.Scheme { return schemes[k] }
 
 // Resource returns k's resource, as in the API path.
 func (k Kind) Resource() string {

@@ -8,14 +8,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
@@ -63,31 +60,14 @@ type writerFunc[T object.Object] func(*informer.Factory) (func(context.Context, 
 
 // start wires the controller for o.Kind as a steady operator would. It
 // writes with steady's client (client.For), whose writes the read-your-writes
-// gate, the echo priority and echo dropping see; with -steady typed,
-// ConfigMaps are written with client-go's typed client, which records
-// nothing (Widgets have no generated clientset to do that with).
+// gate, the echo priority and echo dropping see. It links no client-go
+// typed client: those link client-go's scheme of every built-in kind (see
+// the parent's -scheme).
 func start(ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic) (e2e.Running, error) {
-	typed := slices.Contains(strings.Split(o.Steady, ","), "typed")
-	switch {
-	case o.Kind == e2e.KindCR && typed:
-		return e2e.Running{}, fmt.Errorf("-steady %q: typed needs a generated clientset, which the custom resource Widget has not", o.Steady)
-	case o.Kind == e2e.KindCR:
+	if o.Kind == e2e.KindCR {
 		return run(ctx, cfg, o, l, steadyWriter[*v1alpha1.Widget](o))
-	case !typed:
-		return run(ctx, cfg, o, l, steadyWriter[*corev1.ConfigMap](o))
 	}
-	return run(ctx, cfg, o, l, func(*informer.Factory) (func(context.Context, *corev1.ConfigMap) error, error) {
-		pcfg := rest.CopyConfig(cfg)
-		pcfg.ContentType = runtime.ContentTypeProtobuf // what steady's own clients pick for ConfigMaps
-		typed, err := corev1client.NewForConfig(pcfg)
-		if err != nil {
-			return nil, err
-		}
-		return func(ctx context.Context, cm *corev1.ConfigMap) error {
-			_, err := typed.ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
-			return err
-		}, nil
-	})
+	return run(ctx, cfg, o, l, steadyWriter[*corev1.ConfigMap](o))
 }
 
 // steadyWriter writes with steady's client of T over the factory's shared
@@ -166,7 +146,7 @@ func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 	var fopts []informer.Option
 	for _, name := range strings.Split(s, ",") {
 		switch name {
-		case "", "client", "typed":
+		case "", "client":
 		case "compact": // the default; accepted for older command lines
 		case "shared":
 			fopts = append(fopts, informer.WithCompact(false))
@@ -177,7 +157,7 @@ func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
 		default:
-			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want typed, shared, echoes, nogate or nopq)", s, name)
+			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate or nopq)", s, name)
 		}
 	}
 	return opts, fopts, nil
