@@ -24,6 +24,8 @@ var procsSuffix = regexp.MustCompile(`-\d+$`)
 // first appear, the ratio of every impl=steady ns/op result to the result
 // of the other implementation of the same benchmark in the same process.
 // With -count N in one process the i-th results of each side pair up.
+// Variants of steady (impl=steady-shared) are left out: they are not the
+// implementation steady is compared with.
 func parse(r io.Reader) ([]series, error) {
 	var out []series
 	index := map[string]int{}
@@ -50,6 +52,9 @@ func parse(r io.Reader) ([]series, error) {
 		v, err := strconv.ParseFloat(fields[k-1], 64)
 		if err != nil || v <= 0 {
 			return nil, fmt.Errorf("line %d: %s: bad ns/op %q", line, fields[0], fields[k-1])
+		}
+		if impl != "steady" && strings.HasPrefix(impl, "steady-") {
+			continue // a variant of steady (impl=steady-shared), not what it is compared with
 		}
 		p := pending[name]
 		if p == nil {

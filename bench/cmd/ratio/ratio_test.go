@@ -53,6 +53,20 @@ func TestParseDoesNotPairAcrossProcesses(t *testing.T) {
 	}
 }
 
+// A variant of steady between steady and the other implementation, as
+// BenchmarkInformerEvent's impl=steady-shared runs, is not paired with
+// steady.
+func TestParseSkipsSteadyVariants(t *testing.T) {
+	in := "goos: linux\nBenchmarkX/impl=steady-2 1 30 ns/op\nBenchmarkX/impl=steady-shared-2 1 10 ns/op\nBenchmarkX/impl=client-go-2 1 40 ns/op\n"
+	got, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !equal(got[0].ratios, []float64{0.75}) {
+		t.Fatalf("parse = %v, want one series with ratio 0.75", got)
+	}
+}
+
 func TestParseRejectsABadValue(t *testing.T) {
 	_, err := parse(strings.NewReader("BenchmarkX/impl=steady-2 1 -3 ns/op\n"))
 	if err == nil || !strings.Contains(err.Error(), "BenchmarkX/impl=steady-2") {
