@@ -59,7 +59,7 @@ func Main(impl string, start StartFunc) {
 	fs.IntVar(&o.Workers, "workers", 4, "maximum concurrent reconciles")
 	fs.StringVar(&o.ManagedFields, "managed-fields", "default", "default, keep or drop: managedFields in the cache")
 	fs.StringVar(&o.Profile, "profile", "", "write CPU and heap profiles to files with this path prefix")
-	fs.StringVar(&o.Steady, "steady", "", "settings of the steady child (client, echoes, nogate, nopq)")
+	fs.StringVar(&o.Steady, "steady", "", "settings of the steady child (client, echoes, nogate, nopq, shared, manager)")
 	_ = fs.Parse(os.Args[1:]) // ExitOnError
 	var err error
 	if o.Kind, err = ParseKind(*kind); err != nil {

@@ -17,11 +17,13 @@ import (
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
 	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
+	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/metrics"
 	"github.com/steadyctl/steady/object"
 )
@@ -90,11 +92,14 @@ func steadyWriter[T object.Object](o e2e.Options) writerFunc[T] {
 // (recorded, not served, as the controller-runtime child's are), and the
 // writer.
 func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T]) (e2e.Running, error) {
-	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
+	copts, fopts, managed, err := steadySettings(o.Steady)
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	copts, fopts, err := steadySettings(o.Steady)
+	if managed {
+		return runManaged(ctx, cfg, o, l, writer, copts)
+	}
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -139,11 +144,43 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
 }
 
+// runManaged wires the same controller as run, the way an operator built
+// on steady's manager does: manager.New with the kind's scheme, caches of
+// the run's namespace, and builder.ControllerManagedBy. The manager links
+// what the plain packages do not (client-go's typed clientset, for leader
+// election, event recorders and secure serving), so this child measures
+// what such an operator pays for it. No leader election, metrics or
+// health server, as the controller-runtime child has none.
+func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T], copts []controller.Option) (e2e.Running, error) {
+	mgr, err := manager.New(cfg, manager.WithScheme(o.Kind.Scheme()), manager.WithNamespace(o.Namespace),
+		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithClientThrottle(cluster.NoThrottle))
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	// The informer the builder's For makes: the factory's namespaces, no
+	// selector.
+	inf, err := informer.For[T](mgr.Factory(), "", object.Selector{})
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	r := &reconciler[T]{cache: inf.Cache(), logic: l}
+	if r.write, err = writer(mgr.Factory()); err != nil {
+		return e2e.Running{}, err
+	}
+	var obj T
+	err = builder.ControllerManagedBy(mgr).For(builder.Kind(obj)).Named(o.Kind.Resource()).
+		WithOptions(append(copts, controller.WithMaxConcurrentReconciles(o.Workers))...).Complete(r)
+	if err != nil {
+		return e2e.Running{}, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
+}
+
 // steadySettings turns -steady's settings into controller and informer
-// factory options.
-func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
-	var opts []controller.Option
-	var fopts []informer.Option
+// factory options, and says whether the child runs on steady's manager.
+func steadySettings(s string) (opts []controller.Option, fopts []informer.Option, managed bool, err error) {
 	for _, name := range strings.Split(s, ",") {
 		switch name {
 		case "", "client":
@@ -156,9 +193,14 @@ func steadySettings(s string) ([]controller.Option, []informer.Option, error) {
 			opts = append(opts, controller.WithReadYourWrites(false))
 		case "nopq":
 			opts = append(opts, controller.WithPriorityQueue(false))
+		case "manager":
+			managed = true
 		default:
-			return nil, nil, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate or nopq)", s, name)
+			return nil, nil, false, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq or manager)", s, name)
 		}
 	}
-	return opts, fopts, nil
+	if managed && len(fopts) > 0 {
+		return nil, nil, false, fmt.Errorf("-steady %q: the manager's caches are compact; shared and manager do not go together", s)
+	}
+	return opts, fopts, managed, nil
 }

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSteadySettings(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		opts    int
+		fopts   int
+		managed bool
+		err     string
+	}{
+		{in: ""},
+		{in: "client,compact"},
+		{in: "echoes,nogate,nopq", opts: 3},
+		{in: "shared", fopts: 1},
+		{in: "manager", managed: true},
+		{in: "manager,echoes", opts: 1, managed: true},
+		{in: "manager,shared", err: "do not go together"},
+		{in: "typed", err: `unknown setting "typed"`},
+	} {
+		opts, fopts, managed, err := steadySettings(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(opts) != tc.opts || len(fopts) != tc.fopts || managed != tc.managed {
+			t.Errorf("%q: %d controller options, %d factory options, managed %v, error %v; want %d, %d, %v",
+				tc.in, len(opts), len(fopts), managed, err, tc.opts, tc.fopts, tc.managed)
+		}
+	}
+}
