@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,13 +21,13 @@ var impls = []string{"steady", "controller-runtime"}
 // buildChildren builds every child binary into dir, from the bench module
 // at benchDir, with the scheme the -scheme flag names, and returns their
 // paths by implementation.
-func buildChildren(ctx context.Context, benchDir, dir, scheme string) (map[string]string, error) {
+func buildChildren(ctx context.Context, benchDir, dir, scheme string, managed bool) (map[string]string, error) {
 	bins := make(map[string]string, len(impls))
 	for _, impl := range impls {
 		bin := filepath.Join(dir, impl)
 		args := []string{"build", "-o", bin}
-		if scheme == "client-go" {
-			args = append(args, "-tags", "e2e_clientgoscheme")
+		if tags := buildTags(scheme, managed); tags != "" {
+			args = append(args, "-tags", tags)
 		}
 		cmd := exec.CommandContext(ctx, "go", append(args, "./cmd/e2e/"+impl)...)
 		cmd.Dir = benchDir
@@ -37,6 +38,20 @@ func buildChildren(ctx context.Context, benchDir, dir, scheme string) (map[strin
 		bins[impl] = bin
 	}
 	return bins, nil
+}
+
+// buildTags returns the children's build tags: e2e_clientgoscheme for
+// -scheme client-go, e2e_manager for -steady manager (only the steady child
+// has code under it), comma-separated.
+func buildTags(scheme string, managed bool) string {
+	var tags []string
+	if scheme == "client-go" {
+		tags = append(tags, "e2e_clientgoscheme")
+	}
+	if managed {
+		tags = append(tags, "e2e_manager")
+	}
+	return strings.Join(tags, ",")
 }
 
 // child is a running child process and its end of the line protocol.

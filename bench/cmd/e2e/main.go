@@ -60,6 +60,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -154,7 +156,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bins, err := buildChildren(ctx, c.benchDir, tmp, c.scheme)
+	bins, err := buildChildren(ctx, c.benchDir, tmp, c.scheme, slices.Contains(strings.Split(c.steady, ","), "manager"))
 	if err != nil {
 		return err
 	}

@@ -17,13 +17,11 @@ import (
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
 	"github.com/steadyctl/steady/bench/internal/e2e/api/v1alpha1"
-	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
-	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/metrics"
 	"github.com/steadyctl/steady/object"
 )
@@ -108,12 +106,8 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	inf, err := informer.For[T](f, o.Namespace, object.Selector{})
+	r, inf, err := newReconciler(f, o.Namespace, l, writer)
 	if err != nil {
-		return e2e.Running{}, err
-	}
-	r := &reconciler[T]{cache: inf.Cache(), logic: l}
-	if r.write, err = writer(f); err != nil {
 		return e2e.Running{}, err
 	}
 	reg := prometheus.NewRegistry()
@@ -144,38 +138,18 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
 }
 
-// runManaged wires the same controller as run, the way an operator built
-// on steady's manager does: manager.New with the kind's scheme, caches of
-// the run's namespace, and builder.ControllerManagedBy. The manager links
-// what the plain packages do not (client-go's typed clientset, for leader
-// election, event recorders and secure serving), so this child measures
-// what such an operator pays for it. No leader election, metrics or
-// health server, as the controller-runtime child has none.
-func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T], copts []controller.Option) (e2e.Running, error) {
-	mgr, err := manager.New(cfg, manager.WithScheme(o.Kind.Scheme()), manager.WithNamespace(o.Namespace),
-		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithClientThrottle(cluster.NoThrottle))
+// newReconciler returns the reconciler of T over the shared informer of
+// namespace in f (no selector), writing with writer, and the informer.
+func newReconciler[T object.Object](f *informer.Factory, namespace string, l *e2e.Logic, writer writerFunc[T]) (*reconciler[T], *informer.Informer[T], error) {
+	inf, err := informer.For[T](f, namespace, object.Selector{})
 	if err != nil {
-		return e2e.Running{}, err
-	}
-	// The informer the builder's For makes: the factory's namespaces, no
-	// selector.
-	inf, err := informer.For[T](mgr.Factory(), "", object.Selector{})
-	if err != nil {
-		return e2e.Running{}, err
+		return nil, nil, err
 	}
 	r := &reconciler[T]{cache: inf.Cache(), logic: l}
-	if r.write, err = writer(mgr.Factory()); err != nil {
-		return e2e.Running{}, err
+	if r.write, err = writer(f); err != nil {
+		return nil, nil, err
 	}
-	var obj T
-	err = builder.ControllerManagedBy(mgr).For(builder.Kind(obj)).Named(o.Kind.Resource()).
-		WithOptions(append(copts, controller.WithMaxConcurrentReconciles(o.Workers))...).Complete(r)
-	if err != nil {
-		return e2e.Running{}, err
-	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	return e2e.Running{Synced: inf.HasSynced, Done: done}, nil
+	return r, inf, nil
 }
 
 // steadySettings turns -steady's settings into controller and informer
