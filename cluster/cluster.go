@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"net/http"
 	"reflect"
 	"sync"
 
@@ -20,6 +21,7 @@ import (
 // concurrent use.
 type Cluster struct {
 	cfg    *rest.Config
+	http   *http.Client // every client's; see transport.go
 	scheme *runtime.Scheme
 	cbor   bool // see WithCBOR
 	codecs runtime.NegotiatedSerializer
@@ -38,6 +40,7 @@ type Option func(*options)
 type options struct {
 	scheme *runtime.Scheme
 	cbor   bool
+	http2  bool
 }
 
 // WithScheme sets the scheme that maps Go types to kinds. Without it the
@@ -64,20 +67,25 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	if o.scheme == nil {
 		return nil, fmt.Errorf("cluster: WithScheme(nil)")
 	}
-	mapper, err := newMapper(cfg)
+	hc, err := newHTTPClient(cfg, o.http2)
+	if err != nil {
+		return nil, err
+	}
+	mapper, err := newMapper(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: discovery client: %w", err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
+	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: dynamic client: %w", err)
 	}
-	md, err := metadata.NewForConfig(cfg)
+	md, err := metadata.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: metadata client: %w", err)
 	}
 	return &Cluster{
 		cfg:    rest.CopyConfig(cfg),
+		http:   hc,
 		scheme: o.scheme,
 		cbor:   o.cbor,
 		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
@@ -161,7 +169,7 @@ func (c *Cluster) typedClient(gv schema.GroupVersion, dropManaged bool) (rest.In
 	if c.prefersCBOR(gv) {
 		return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
 			c.setContentType(cfg, gv)
-			return cborwire.New(cfg, c.scheme, dropManaged)
+			return cborwire.New(cfg, c.http, c.scheme, dropManaged)
 		})
 	}
 	return c.restClient(key, func(cfg *rest.Config) *rest.Config {
@@ -182,7 +190,7 @@ type restKey struct {
 // the cluster's config as configure sets it up.
 func (c *Cluster) restClient(key restKey, configure func(*rest.Config) *rest.Config) (rest.Interface, error) {
 	return c.restClientMade(key, func(cfg *rest.Config) (rest.Interface, error) {
-		rc, err := rest.RESTClientFor(configure(cfg))
+		rc, err := rest.RESTClientForConfigAndClient(configure(cfg), c.http)
 		if err != nil {
 			return nil, err
 		}

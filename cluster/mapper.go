@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -52,7 +53,7 @@ var discoveryScheme = func() *runtime.Scheme {
 }()
 
 // newMapper returns a mapper that reads discovery through cfg.
-func newMapper(cfg *rest.Config) (*mapper, error) {
+func newMapper(cfg *rest.Config, hc *http.Client) (*mapper, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.GroupVersion = nil
 	cfg.APIPath = ""
@@ -62,7 +63,7 @@ func newMapper(cfg *rest.Config) (*mapper, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	rc, err := rest.UnversionedRESTClientFor(cfg)
+	rc, err := rest.UnversionedRESTClientForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ type clientset struct {
 // clientset returns the manager's clientset, made once.
 func (m *Manager) clientset() (kubernetes.Interface, error) {
 	m.typed.once.Do(func() {
-		m.typed.cs, m.typed.err = kubernetes.NewForConfig(m.cluster.Config())
+		m.typed.cs, m.typed.err = kubernetes.NewForConfigAndClient(m.cluster.Config(), m.cluster.HTTPClient())
 		if m.typed.err != nil {
 			m.typed.err = fmt.Errorf("clientset: %w", m.typed.err)
 		}

@@ -88,6 +88,9 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 		cluster.DefaultThrottle.Apply(cfg)
 	}
 	copts := []cluster.Option{cluster.WithScheme(o.scheme)}
+	if o.http2 {
+		copts = append(copts, cluster.WithHTTP2(true))
+	}
 	if o.cbor != nil {
 		copts = append(copts, cluster.WithCBOR(*o.cbor))
 	}

@@ -34,6 +34,7 @@ type options struct {
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
 	cbor              *bool // WithCBOR; nil for the cluster's default
+	http2             bool  // WithHTTP2
 	eventBurst        int
 	eventEvery        time.Duration
 	certFile, keyFile string // WithServingCertificate
@@ -149,6 +150,11 @@ func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.s
 // serves it (cluster.WithCBOR, whose documentation says for which Go
 // types).
 func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer } }
+
+// WithHTTP2(true) lets the manager's connections to the API server speak
+// HTTP/2; by default they speak HTTP/1.1 (cluster.WithHTTP2, whose package
+// documentation says why).
+func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
 
 // WithClientThrottle sets the client-side throttling of every request the
 // manager, its caches and its clients make (see cluster.Throttle),

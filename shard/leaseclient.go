@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -65,9 +66,10 @@ type leaseClient struct {
 }
 
 // newLeaseClient returns the leaseAPI of namespace ns on the API server
-// at cfg, which it modifies: pass a copy. It speaks protobuf unless cfg
-// names a content type.
-func newLeaseClient(cfg *rest.Config, ns string) (*leaseClient, error) {
+// at cfg, which it modifies: pass a copy. It sends through hc (nil: a
+// client made from cfg) and speaks protobuf unless cfg names a content
+// type.
+func newLeaseClient(cfg *rest.Config, hc *http.Client, ns string) (*leaseClient, error) {
 	codecs, err := leaseCodecsOnce()
 	if err != nil {
 		return nil, fmt.Errorf("making the Lease client: %w", err)
@@ -84,7 +86,12 @@ func newLeaseClient(cfg *rest.Config, ns string) (*leaseClient, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	rc, err := rest.RESTClientFor(cfg)
+	var rc *rest.RESTClient
+	if hc != nil {
+		rc, err = rest.RESTClientForConfigAndClient(cfg, hc)
+	} else {
+		rc, err = rest.RESTClientFor(cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("making the Lease client for %s: %w", cfg.Host, err)
 	}

@@ -93,7 +93,7 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 func TestLeaseClient(t *testing.T) {
 	ns := testkit.Namespace(t, "leases-")
 	ctx := context.Background()
-	lc, err := newLeaseClient(rest.CopyConfig(testkit.Env(t).Config), ns)
+	lc, err := newLeaseClient(rest.CopyConfig(testkit.Env(t).Config), nil, ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestLeaseClientKeepsConfiguredContentType(t *testing.T) {
 	cfg.ContentType = runtime.ContentTypeJSON
 	cfg.UserAgent = "ring-test"
 	cfg.Wrap(rec.wrap)
-	lc, err := newLeaseClient(cfg, ns)
+	lc, err := newLeaseClient(cfg, nil, ns)
 	if err != nil {
 		t.Fatal(err)
 	}

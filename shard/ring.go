@@ -82,7 +82,7 @@ func New(c *cluster.Cluster, ring, identity string, opts ...Option) (*Ring, erro
 	if err != nil {
 		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
 	}
-	api, err := newLeaseClient(c.Config(), o.namespace)
+	api, err := newLeaseClient(c.Config(), c.HTTPClient(), o.namespace)
 	if err != nil {
 		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
 	}

@@ -122,7 +122,7 @@ func TestDoFallsBackToJSONOn415(t *testing.T) {
 	defer hs.Close()
 	cfg := &rest.Config{Host: hs.URL, APIPath: "/apis"}
 	cfg.GroupVersion = &thingGV
-	c, err := cborwire.New(cfg, s, false)
+	c, err := cborwire.New(cfg, nil, s, false)
 	if err != nil {
 		t.Fatal(err)
 	}

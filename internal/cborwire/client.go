@@ -39,12 +39,13 @@ type Client struct {
 }
 
 // New returns a Client for cfg's group version, which must be set, with
-// cfg's other settings: it sets cfg's NegotiatedSerializer to Serializer
-// of scheme and wraps its transport to watch the answers' content types.
+// cfg's other settings, sending through hc (nil: a client made from cfg):
+// it sets cfg's NegotiatedSerializer to Serializer of scheme and wraps
+// hc's transport to watch the answers' content types.
 // With dropManagedFields, the objects of its CBOR answers come without
 // metadata.managedFields (see Serializer): a client for an informer that
 // drops them anyway.
-func New(cfg *rest.Config, scheme *runtime.Scheme, dropManagedFields bool) (*Client, error) {
+func New(cfg *rest.Config, hc *http.Client, scheme *runtime.Scheme, dropManagedFields bool) (*Client, error) {
 	if cfg.GroupVersion == nil {
 		return nil, fmt.Errorf("cborwire: no group version in the config")
 	}
@@ -55,8 +56,20 @@ func New(cfg *rest.Config, scheme *runtime.Scheme, dropManagedFields bool) (*Cli
 		return nil, fmt.Errorf("cborwire: CBOR encoder for %s: %w", c.gv, err)
 	}
 	c.encoder = enc
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return observer{rt, c} })
-	rc, err := rest.RESTClientFor(cfg)
+	if hc == nil {
+		var err error
+		if hc, err = rest.HTTPClientFor(cfg); err != nil {
+			return nil, err
+		}
+	}
+	// The observer wraps the shared client's transport in a client of its
+	// own, which still sends through the shared pool of connections.
+	rt := hc.Transport
+	if rt == nil { // http.DefaultClient, for a config that needs no transport of its own
+		rt = http.DefaultTransport
+	}
+	watched := &http.Client{Transport: observer{rt, c}, Timeout: hc.Timeout}
+	rc, err := rest.RESTClientForConfigAndClient(cfg, watched)
 	if err != nil {
 		return nil, err
 	}

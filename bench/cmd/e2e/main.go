@@ -111,7 +111,8 @@ func main() {
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing), "+
-		"manager (built on steady's manager and builder, as an operator's main.go, instead of its cluster, informer and controller packages); empty for steady's defaults")
+		"manager (built on steady's manager and builder, as an operator's main.go, instead of its cluster, informer and controller packages), "+
+		"http2 (connections may speak HTTP/2, as controller-runtime's do; steady's default is HTTP/1.1); empty for steady's defaults")
 	flag.StringVar(&c.scheme, "scheme", "used",
 		"the children's scheme, the same for both: used (the reconciled kind's group version only) or client-go "+
 			"(client-go's scheme of every built-in kind, plus Widget, as kubebuilder's main.go; children built with the tag e2e_clientgoscheme)")

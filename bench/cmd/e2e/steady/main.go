@@ -90,18 +90,18 @@ func steadyWriter[T object.Object](o e2e.Options) writerFunc[T] {
 // (recorded, not served, as the controller-runtime child's are), and the
 // writer.
 func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T]) (e2e.Running, error) {
-	copts, fopts, managed, err := steadySettings(o.Steady)
+	st, err := steadySettings(o.Steady)
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	if managed {
-		return runManaged(ctx, cfg, o, l, writer, copts)
+	if st.managed {
+		return runManaged(ctx, cfg, o, l, writer, st)
 	}
-	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()), cluster.WithHTTP2(st.http2))
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	fopts = append(fopts, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
+	fopts := append(st.fopts, informer.WithKeepManagedFields(o.ManagedFields == "keep")) // the default drops them
 	f, err := informer.NewFactory(cl, fopts...)
 	if err != nil {
 		return e2e.Running{}, err
@@ -119,7 +119,7 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if err != nil {
 		return e2e.Running{}, err
 	}
-	c, err := controller.New(o.Kind.Resource(), r, append(copts, controller.WithMaxConcurrentReconciles(o.Workers),
+	c, err := controller.New(o.Kind.Resource(), r, append(st.copts, controller.WithMaxConcurrentReconciles(o.Workers),
 		controller.WithMetricsProvider(wq), controller.WithMetrics(rec))...)
 	if err != nil {
 		return e2e.Running{}, err
@@ -152,29 +152,41 @@ func newReconciler[T object.Object](f *informer.Factory, namespace string, l *e2
 	return r, inf, nil
 }
 
-// steadySettings turns -steady's settings into controller and informer
-// factory options, and says whether the child runs on steady's manager.
-func steadySettings(s string) (opts []controller.Option, fopts []informer.Option, managed bool, err error) {
+// settings are what -steady chooses: controller and informer factory
+// options, whether the child runs on steady's manager, and whether its
+// connections may speak HTTP/2.
+type settings struct {
+	copts   []controller.Option
+	fopts   []informer.Option
+	managed bool
+	http2   bool
+}
+
+// steadySettings parses -steady's comma-separated settings.
+func steadySettings(s string) (settings, error) {
+	var st settings
 	for _, name := range strings.Split(s, ",") {
 		switch name {
 		case "", "client":
 		case "compact": // the default; accepted for older command lines
 		case "shared":
-			fopts = append(fopts, informer.WithCompact(false))
+			st.fopts = append(st.fopts, informer.WithCompact(false))
 		case "echoes":
-			opts = append(opts, controller.WithDropOwnEchoes(true))
+			st.copts = append(st.copts, controller.WithDropOwnEchoes(true))
 		case "nogate":
-			opts = append(opts, controller.WithReadYourWrites(false))
+			st.copts = append(st.copts, controller.WithReadYourWrites(false))
 		case "nopq":
-			opts = append(opts, controller.WithPriorityQueue(false))
+			st.copts = append(st.copts, controller.WithPriorityQueue(false))
 		case "manager":
-			managed = true
+			st.managed = true
+		case "http2":
+			st.http2 = true
 		default:
-			return nil, nil, false, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq or manager)", s, name)
+			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq, manager or http2)", s, name)
 		}
 	}
-	if managed && len(fopts) > 0 {
-		return nil, nil, false, fmt.Errorf("-steady %q: the manager's caches are compact; shared and manager do not go together", s)
+	if st.managed && len(st.fopts) > 0 {
+		return settings{}, fmt.Errorf("-steady %q: the manager's caches are compact; shared and manager do not go together", s)
 	}
-	return opts, fopts, managed, nil
+	return st, nil
 }

@@ -11,6 +11,7 @@ func TestSteadySettings(t *testing.T) {
 		opts    int
 		fopts   int
 		managed bool
+		http2   bool
 		err     string
 	}{
 		{in: ""},
@@ -19,19 +20,21 @@ func TestSteadySettings(t *testing.T) {
 		{in: "shared", fopts: 1},
 		{in: "manager", managed: true},
 		{in: "manager,echoes", opts: 1, managed: true},
+		{in: "http2", http2: true},
+		{in: "manager,http2", managed: true, http2: true},
 		{in: "manager,shared", err: "do not go together"},
 		{in: "typed", err: `unknown setting "typed"`},
 	} {
-		opts, fopts, managed, err := steadySettings(tc.in)
+		st, err := steadySettings(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.err)
 			}
 			continue
 		}
-		if err != nil || len(opts) != tc.opts || len(fopts) != tc.fopts || managed != tc.managed {
-			t.Errorf("%q: %d controller options, %d factory options, managed %v, error %v; want %d, %d, %v",
-				tc.in, len(opts), len(fopts), managed, err, tc.opts, tc.fopts, tc.managed)
+		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed || st.http2 != tc.http2 {
+			t.Errorf("%q: %d controller options, %d factory options, managed %v, http2 %v, error %v; want %d, %d, %v, %v",
+				tc.in, len(st.copts), len(st.fopts), st.managed, st.http2, err, tc.opts, tc.fopts, tc.managed, tc.http2)
 		}
 	}
 }

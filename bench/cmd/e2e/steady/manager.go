@@ -24,9 +24,10 @@ import (
 // e2e_manager (the parent's -steady manager), so that the default child
 // does not link the manager. No leader election, metrics or health
 // server, as the controller-runtime child has none.
-func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T], copts []controller.Option) (e2e.Running, error) {
+func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T], st settings) (e2e.Running, error) {
 	mgr, err := manager.New(cfg, manager.WithScheme(o.Kind.Scheme()), manager.WithNamespace(o.Namespace),
-		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithClientThrottle(cluster.NoThrottle))
+		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithClientThrottle(cluster.NoThrottle),
+		manager.WithHTTP2(st.http2))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -38,7 +39,7 @@ func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Op
 	}
 	var obj T
 	err = builder.ControllerManagedBy(mgr).For(builder.Kind(obj)).Named(o.Kind.Resource()).
-		WithOptions(append(copts, controller.WithMaxConcurrentReconciles(o.Workers))...).Complete(r)
+		WithOptions(append(st.copts, controller.WithMaxConcurrentReconciles(o.Workers))...).Complete(r)
 	if err != nil {
 		return e2e.Running{}, err
 	}

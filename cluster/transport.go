@@ -1,0 +1,94 @@
+package cluster
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"k8s.io/client-go/rest"
+)
+
+// WithHTTP2 sets whether the cluster's connections to the API server may
+// speak HTTP/2 (default false: HTTP/1.1). See the package documentation,
+// "Connections", for why steady defaults to HTTP/1.1 and what it costs.
+// manager.WithHTTP2 passes it on.
+func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
+
+// Dead connections: what the keepalive dialer of an HTTP/1.1 cluster
+// probes with. A connection whose peer is gone is closed after
+// keepAliveIdle plus keepAliveCount probes keepAliveInterval apart (45 s),
+// as client-go's HTTP/2 health check closes one after 30 s without a
+// frame and a ping unanswered for 15 s. userTimeout bounds the same wait
+// for a connection with data the peer never acknowledged, where keepalive
+// probes are not sent (Linux only; see dial_linux.go).
+const (
+	keepAliveIdle     = 15 * time.Second
+	keepAliveInterval = 5 * time.Second
+	keepAliveCount    = 6
+	userTimeout       = keepAliveIdle + keepAliveCount*keepAliveInterval
+	dialTimeout       = 30 * time.Second // client-go's
+	// idleConnections is how many idle connections the HTTP/1.1 pool keeps
+	// (client-go keeps 25): one per reconcile worker that writes, so that
+	// a burst of writes does not end in closing connections and shaking
+	// hands again.
+	idleConnections = 100
+)
+
+// transportConfig returns the config the cluster's HTTP client is made
+// from: a copy of cfg that, unless http2, offers the server only HTTP/1.1
+// and dials with keepalive probes. A config that chooses its protocols
+// (TLSClientConfig.NextProtos) or brings its own Transport is used as
+// given, and so is one without TLS, which speaks HTTP/1.1 anyway.
+func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if http2 || cfg.Transport != nil || len(cfg.NextProtos) > 0 {
+		return cfg
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	if cfg.Dial == nil {
+		d := &net.Dialer{
+			Timeout: dialTimeout,
+			KeepAliveConfig: net.KeepAliveConfig{
+				Enable:   true,
+				Idle:     keepAliveIdle,
+				Interval: keepAliveInterval,
+				Count:    keepAliveCount,
+			},
+			Control: controlSocket,
+		}
+		cfg.Dial = d.DialContext
+	}
+	// A config with a Dial of its own gets a transport of its own from
+	// client-go (its cache keys transports by the dialer), so setting the
+	// pool's size here changes no other client's.
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		if t, ok := rt.(*http.Transport); ok {
+			t.MaxIdleConnsPerHost = idleConnections
+		}
+		return rt
+	})
+	return cfg
+}
+
+// newHTTPClient returns the HTTP client every client of the cluster sends
+// through, so that they share one pool of connections. Its transport sets
+// the requests' User-Agent (client-go's default unless cfg names one), as
+// each client's own transport did.
+func newHTTPClient(cfg *rest.Config, http2 bool) (*http.Client, error) {
+	cfg = transportConfig(cfg, http2)
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: HTTP client: %w", err)
+	}
+	return hc, nil
+}
+
+// HTTPClient returns the HTTP client all of the cluster's clients send
+// through (HTTP/1.1 unless WithHTTP2; see the package documentation). Pass
+// it to client-go's NewForConfigAndClient constructors, with Config, to
+// make clients that share the cluster's connections.
+func (c *Cluster) HTTPClient() *http.Client { return c.http }

@@ -1,0 +1,173 @@
+package cluster_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/internal/testkit"
+)
+
+// protocols records the protocol of every answer a config's requests get,
+// and the requests' User-Agent headers.
+type protocols struct {
+	mu     sync.Mutex
+	seen   []string
+	agents []string
+}
+
+func (p *protocols) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(r *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(r)
+		if err == nil {
+			p.mu.Lock()
+			p.seen = append(p.seen, resp.Proto)
+			p.agents = append(p.agents, r.Header.Get("User-Agent"))
+			p.mu.Unlock()
+		}
+		return resp, err
+	})
+}
+
+func (p *protocols) all() (protos, agents []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.seen), slices.Clone(p.agents)
+}
+
+var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+
+// useEveryClient sends a request through each of c's clients: discovery,
+// the typed REST client (a get and a watch), the dynamic and the metadata
+// client.
+func useEveryClient(t *testing.T, c *cluster.Cluster, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := c.RESTMapping(corev1.SchemeGroupVersion.WithKind("ConfigMap")); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := c.RESTClientFor(corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list corev1.ConfigMapList
+	if err := rc.Get().Namespace(ns).Resource("configmaps").Do(ctx).Into(&list); err != nil {
+		t.Fatal(err)
+	}
+	w, err := rc.Get().Namespace(ns).Resource("configmaps").Param("watch", "true").Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	if _, err := c.Dynamic().Resource(configMaps).Namespace(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Metadata().Resource(configMaps).Namespace(ns).List(ctx, metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func coreScheme(t *testing.T) *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := corev1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Every client of a cluster speaks HTTP/1.1 unless WithHTTP2(true), or a
+// config that chooses its protocols itself, and sends client-go's default
+// User-Agent.
+func TestClientsSpeakHTTP1UnlessTold(t *testing.T) {
+	ns := testkit.Namespace(t, "proto")
+	for _, tc := range []struct {
+		name       string
+		nextProtos []string
+		opts       []cluster.Option
+		want       string
+	}{
+		{name: "default", want: "HTTP/1.1"},
+		{name: "WithHTTP2", opts: []cluster.Option{cluster.WithHTTP2(true)}, want: "HTTP/2.0"},
+		{name: "config's NextProtos", nextProtos: []string{"h2"}, want: "HTTP/2.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := rest.CopyConfig(testkit.Env(t).Config)
+			cfg.NextProtos = tc.nextProtos
+			p := &protocols{}
+			cfg.Wrap(p.wrap)
+			c, err := cluster.New(cfg, append(tc.opts, cluster.WithScheme(coreScheme(t)))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			useEveryClient(t, c, ns)
+			seen, agents := p.all()
+			if len(seen) < 5 {
+				t.Fatalf("saw %d answers (%v), want one per request, 5 or more", len(seen), seen)
+			}
+			for i, proto := range seen {
+				if proto != tc.want {
+					t.Fatalf("answers came as %v, want all %s", seen, tc.want)
+				}
+				if agents[i] != rest.DefaultKubernetesUserAgent() {
+					t.Fatalf("request %d's User-Agent is %q, want %q", i, agents[i], rest.DefaultKubernetesUserAgent())
+				}
+			}
+		})
+	}
+}
+
+// All of a cluster's clients share one pool of connections: requests made
+// one after another through each of them dial once, and an open watch
+// holds a connection of its own.
+func TestClientsShareConnections(t *testing.T) {
+	ns := testkit.Namespace(t, "pool")
+	cfg := rest.CopyConfig(testkit.Env(t).Config)
+	var dials atomic.Int32
+	cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		return (&net.Dialer{}).DialContext(ctx, network, addr)
+	}
+	c, err := cluster.New(cfg, cluster.WithScheme(coreScheme(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The watch in useEveryClient is stopped before its body is read to
+	// the end, which closes its connection; the requests after it dial
+	// once more.
+	for range 3 {
+		useEveryClient(t, c, ns)
+	}
+	if got := dials.Load(); got > 4 {
+		t.Fatalf("%d connections dialled for 3 rounds of requests, want at most 4 (one, and one after each stopped watch)", got)
+	}
+
+	before := dials.Load()
+	rc, err := c.RESTClientFor(corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := rc.Get().Namespace(ns).Resource("configmaps").Param("watch", "true").Watch(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	for range 5 {
+		if _, err := c.Metadata().Resource(configMaps).Namespace(ns).List(context.Background(), metav1.ListOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := dials.Load() - before; got > 2 {
+		t.Fatalf("a watch and 5 lists beside it dialled %d connections, want at most 2", got)
+	}
+}
