@@ -100,9 +100,10 @@
 // connection on one goroutine and hands it to the reader of its stream,
 // and runs each request on a goroutine of its own; over HTTP/1.1 a watch's
 // events are read and decoded by one goroutine straight from its
-// connection, and a request leaves in one write. On a real API server that
-// costs an informer syncing 10,000 ConfigMaps, and a controller writing
-// them, markedly less CPU (bench/README.md has the numbers). HTTP/1.1 also
+// connection, and a request leaves in one write. On a real API server,
+// a controller-runtime controller told to speak HTTP/1.1 used about a
+// fifth less CPU to sync 10,000 ConfigMaps and an eighth less to write
+// them (bench/README.md, end-to-end results). HTTP/1.1 also
 // spreads an operator's connections over the API servers behind a load
 // balancer, where one HTTP/2 connection keeps everything on one server.
 //

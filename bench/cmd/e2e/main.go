@@ -87,6 +87,7 @@ type config struct {
 	benchDir        string
 	managedFields   string
 	steady          string
+	protocol        string
 	featureGates    string // kube-apiserver's --feature-gates
 	scheme          string // the Go types of the children's scheme: used or client-go
 }
@@ -111,8 +112,9 @@ func main() {
 		"managedFields in the caches: default (each framework's default: steady drops them, controller-runtime keeps them), keep or drop (both)")
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing), "+
-		"manager (built on steady's manager and builder, as an operator's main.go, instead of its cluster, informer and controller packages), "+
-		"http2 (connections may speak HTTP/2, as controller-runtime's do; steady's default is HTTP/1.1); empty for steady's defaults")
+		"manager (built on steady's manager and builder, as an operator's main.go, instead of its cluster, informer and controller packages)); empty for steady's defaults")
+	flag.StringVar(&c.protocol, "protocol", "default", "the HTTP version of both children's connections: default (each framework's own: "+
+		"steady HTTP/1.1, controller-runtime HTTP/2), http1 or http2 (both)")
 	flag.StringVar(&c.scheme, "scheme", "used",
 		"the children's scheme, the same for both: used (the reconciled kind's group version only) or client-go "+
 			"(client-go's scheme of every built-in kind, plus Widget, as kubebuilder's main.go; children built with the tag e2e_clientgoscheme)")
@@ -126,6 +128,10 @@ func main() {
 	}
 	if c.scheme != "used" && c.scheme != "client-go" {
 		fmt.Fprintf(os.Stderr, "e2e: -scheme %q: want used or client-go\n", c.scheme)
+		os.Exit(2)
+	}
+	if !e2e.ValidProtocol(c.protocol) {
+		fmt.Fprintf(os.Stderr, "e2e: -protocol %q: want default, http1 or http2\n", c.protocol)
 		os.Exit(2)
 	}
 	if !e2e.ValidManagedFields(c.managedFields) {

@@ -51,7 +51,7 @@ func runOne(ctx context.Context, c config, cl *cluster, bin, impl string, round 
 	res := result{Impl: impl, Round: round}
 	run := fmt.Sprintf("r%d-%s", round, impl)
 	args := []string{"-kubeconfig", cl.kubeconfig, "-namespace", cl.namespace, "-kind", string(c.kind), "-run", run,
-		"-workers", strconv.Itoa(c.workers), "-managed-fields", c.managedFields}
+		"-workers", strconv.Itoa(c.workers), "-managed-fields", c.managedFields, "-protocol", c.protocol}
 	if c.profileDir != "" {
 		args = append(args, "-profile", filepath.Join(c.profileDir, run))
 	}

@@ -29,6 +29,24 @@ type Options struct {
 	// Steady is a comma-separated list of settings only the steady child
 	// reads (see that command); "" for its defaults.
 	Steady string
+	// Protocol is the HTTP version the child's connections offer the API
+	// server: "default" (the framework's own choice), "http1" or "http2".
+	Protocol string
+}
+
+// ValidProtocol reports whether p is a Protocol setting.
+func ValidProtocol(p string) bool { return p == "default" || p == "http1" || p == "http2" }
+
+// SetProtocol makes cfg's connections offer the API server the HTTP
+// versions p names, through the one setting both frameworks respect
+// (TLSClientConfig.NextProtos); "default" leaves cfg as it is.
+func SetProtocol(cfg *rest.Config, p string) {
+	switch p {
+	case "http1":
+		cfg.NextProtos = []string{"http/1.1"}
+	case "http2":
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+	}
 }
 
 // Running is a started controller.
@@ -60,14 +78,15 @@ func Main(impl string, start StartFunc) {
 	fs.StringVar(&o.ManagedFields, "managed-fields", "default", "default, keep or drop: managedFields in the cache")
 	fs.StringVar(&o.Profile, "profile", "", "write CPU and heap profiles to files with this path prefix")
 	fs.StringVar(&o.Steady, "steady", "", "settings of the steady child (client, echoes, nogate, nopq, shared, manager)")
+	fs.StringVar(&o.Protocol, "protocol", "default", "default, http1 or http2: the HTTP version the child's connections offer")
 	_ = fs.Parse(os.Args[1:]) // ExitOnError
 	var err error
 	if o.Kind, err = ParseKind(*kind); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", impl, err)
 		os.Exit(2)
 	}
-	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" || !ValidManagedFields(o.ManagedFields) {
-		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-kind configmap|cr] [-managed-fields default|keep|drop]")
+	if o.Kubeconfig == "" || o.Namespace == "" || o.Run == "" || !ValidManagedFields(o.ManagedFields) || !ValidProtocol(o.Protocol) {
+		fmt.Fprintln(os.Stderr, "usage: child -kubeconfig path -namespace ns -run id [-kind configmap|cr] [-managed-fields default|keep|drop] [-protocol default|http1|http2]")
 		os.Exit(2)
 	}
 	if err := runChild(t0, impl, o, start); err != nil {
@@ -86,6 +105,7 @@ func runChild(t0 time.Time, impl string, o Options, start StartFunc) (err error)
 	if err != nil {
 		return err
 	}
+	SetProtocol(cfg, o.Protocol)
 	var requests Counter
 	cfg.Wrap(requests.Wrap)
 	logic := NewLogic(o.Run, t0)

@@ -97,7 +97,7 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if st.managed {
 		return runManaged(ctx, cfg, o, l, writer, st)
 	}
-	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()), cluster.WithHTTP2(st.http2))
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -153,13 +153,11 @@ func newReconciler[T object.Object](f *informer.Factory, namespace string, l *e2
 }
 
 // settings are what -steady chooses: controller and informer factory
-// options, whether the child runs on steady's manager, and whether its
-// connections may speak HTTP/2.
+// options, and whether the child runs on steady's manager.
 type settings struct {
 	copts   []controller.Option
 	fopts   []informer.Option
 	managed bool
-	http2   bool
 }
 
 // steadySettings parses -steady's comma-separated settings.
@@ -179,10 +177,8 @@ func steadySettings(s string) (settings, error) {
 			st.copts = append(st.copts, controller.WithPriorityQueue(false))
 		case "manager":
 			st.managed = true
-		case "http2":
-			st.http2 = true
 		default:
-			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq, manager or http2)", s, name)
+			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq or manager)", s, name)
 		}
 	}
 	if st.managed && len(st.fopts) > 0 {

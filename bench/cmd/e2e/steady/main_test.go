@@ -11,7 +11,6 @@ func TestSteadySettings(t *testing.T) {
 		opts    int
 		fopts   int
 		managed bool
-		http2   bool
 		err     string
 	}{
 		{in: ""},
@@ -20,8 +19,7 @@ func TestSteadySettings(t *testing.T) {
 		{in: "shared", fopts: 1},
 		{in: "manager", managed: true},
 		{in: "manager,echoes", opts: 1, managed: true},
-		{in: "http2", http2: true},
-		{in: "manager,http2", managed: true, http2: true},
+		{in: "http2", err: `unknown setting "http2"`},
 		{in: "manager,shared", err: "do not go together"},
 		{in: "typed", err: `unknown setting "typed"`},
 	} {
@@ -32,9 +30,9 @@ func TestSteadySettings(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed || st.http2 != tc.http2 {
-			t.Errorf("%q: %d controller options, %d factory options, managed %v, http2 %v, error %v; want %d, %d, %v, %v",
-				tc.in, len(st.copts), len(st.fopts), st.managed, st.http2, err, tc.opts, tc.fopts, tc.managed, tc.http2)
+		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed {
+			t.Errorf("%q: %d controller options, %d factory options, managed %v, error %v; want %d, %d, %v",
+				tc.in, len(st.copts), len(st.fopts), st.managed, err, tc.opts, tc.fopts, tc.managed)
 		}
 	}
 }
