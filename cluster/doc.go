@@ -110,7 +110,10 @@
 // What it costs: a connection for each open watch (one per informer) and
 // each request in flight, where HTTP/2 carries them all over one; the pool
 // keeps up to 100 idle connections, so that a burst of writes does not end
-// in closing them and shaking hands again. client-go's HTTP/2 connections
+// in closing them and shaking hands again, and closes one idle for 45 s,
+// before kube-apiserver closes it (after 90 s): HTTP/1.1 has no GOAWAY to
+// say a connection is closing, and a write sent on one that is cannot be
+// retried safely. client-go's HTTP/2 connections
 // ping the server to find one whose peer is gone (after 30 s without a
 // frame; closed if the ping is unanswered for 15 s). A Cluster's HTTP/1.1
 // connections send TCP keepalive probes instead (after 15 s idle, 6 probes

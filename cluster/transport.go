@@ -33,6 +33,11 @@ const (
 	// a burst of writes does not end in closing connections and shaking
 	// hands again.
 	idleConnections = 100
+	// idleTimeout closes a pooled connection idle this long (client-go: 90
+	// s), before kube-apiserver closes it (after 90 s idle). HTTP/1.1 has
+	// no GOAWAY: a write sent on a connection the server is closing fails,
+	// and net/http retries only requests that are safe to repeat.
+	idleTimeout = 45 * time.Second
 )
 
 // transportConfig returns the config the cluster's HTTP client is made
@@ -61,10 +66,11 @@ func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 	}
 	// A config with a Dial of its own gets a transport of its own from
 	// client-go (its cache keys transports by the dialer), so setting the
-	// pool's size here changes no other client's.
+	// pool up here changes no other client's.
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		if t, ok := rt.(*http.Transport); ok {
 			t.MaxIdleConnsPerHost = idleConnections
+			t.IdleConnTimeout = idleTimeout
 		}
 		return rt
 	})

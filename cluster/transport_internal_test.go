@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 )
@@ -46,7 +47,7 @@ func TestTransportConfig(t *testing.T) {
 			case tc.wantDial == "keepalive" && got.Dial == nil:
 				t.Error("no keepalive dialer")
 			}
-			tr := &http.Transport{MaxIdleConnsPerHost: 25}
+			tr := &http.Transport{MaxIdleConnsPerHost: 25, IdleConnTimeout: 90 * time.Second}
 			if got.WrapTransport != nil {
 				got.WrapTransport(tr)
 			}
@@ -56,6 +57,13 @@ func TestTransportConfig(t *testing.T) {
 			}
 			if tr.MaxIdleConnsPerHost != want {
 				t.Errorf("MaxIdleConnsPerHost %d, want %d", tr.MaxIdleConnsPerHost, want)
+			}
+			wantIdle := 90 * time.Second
+			if tc.wantPool != 0 {
+				wantIdle = idleTimeout
+			}
+			if tr.IdleConnTimeout != wantIdle {
+				t.Errorf("IdleConnTimeout %v, want %v", tr.IdleConnTimeout, wantIdle)
 			}
 		})
 	}
