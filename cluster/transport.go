@@ -42,9 +42,10 @@ const (
 
 // transportConfig returns the config the cluster's HTTP client is made
 // from: a copy of cfg that, unless http2, offers the server only HTTP/1.1
-// and dials with keepalive probes. A config that chooses its protocols
-// (TLSClientConfig.NextProtos) or brings its own Transport is used as
-// given, and so is one without TLS, which speaks HTTP/1.1 anyway.
+// and dials with keepalive probes (a config without TLS speaks HTTP/1.1
+// anyway, and gets the same dialer and pool). A config that chooses its
+// protocols (TLSClientConfig.NextProtos) or brings its own Transport is
+// used as given.
 func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	if http2 || cfg.Transport != nil || len(cfg.NextProtos) > 0 {
