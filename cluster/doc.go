@@ -120,8 +120,10 @@
 // 5 s apart), so a dead one is closed within 45 s too, and on Linux set
 // TCP_USER_TIMEOUT to 45 s for data the server never acknowledges, when no
 // probes are sent. A config that names its protocols
-// (TLSClientConfig.NextProtos) or brings its own Transport is used as
-// given; one with its own Dial speaks HTTP/1.1 through that dialer.
+// (TLSClientConfig.NextProtos) speaks them, with the same care for its
+// connections if they are HTTP/1.1 only; one with its own Dial speaks
+// HTTP/1.1 through that dialer; one that brings its own Transport is used
+// as given.
 //
 // # What it links
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -41,17 +42,24 @@ const (
 )
 
 // transportConfig returns the config the cluster's HTTP client is made
-// from: a copy of cfg that, unless http2, offers the server only HTTP/1.1
-// and dials with keepalive probes (a config without TLS speaks HTTP/1.1
-// anyway, and gets the same dialer and pool). A config that chooses its
-// protocols (TLSClientConfig.NextProtos) or brings its own Transport is
-// used as given.
+// from: a copy of cfg that, unless http2 or the config names its own
+// protocols (TLSClientConfig.NextProtos), offers the server only HTTP/1.1.
+// Whenever its connections will speak HTTP/1.1, whoever chose it, they
+// get what HTTP/2 would have given them in its place: keepalive probes
+// (unless cfg has its own Dial), a pool sized for concurrent writers, and
+// an idle timeout shorter than the server's. A config with its own
+// Transport is used as given.
 func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
-	if http2 || cfg.Transport != nil || len(cfg.NextProtos) > 0 {
+	if cfg.Transport != nil {
 		return cfg
 	}
-	cfg.NextProtos = []string{"http/1.1"}
+	if len(cfg.NextProtos) == 0 && !http2 {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
+	if slices.Contains(cfg.NextProtos, "h2") || len(cfg.NextProtos) == 0 {
+		return cfg // HTTP/2, with client-go's health check
+	}
 	if cfg.Dial == nil {
 		d := &net.Dialer{
 			Timeout: dialTimeout,

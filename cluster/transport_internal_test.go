@@ -26,7 +26,9 @@ func TestTransportConfig(t *testing.T) {
 	}{
 		{name: "default", wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections},
 		{name: "WithHTTP2", http2: true, wantDial: "none"},
-		{name: "NextProtos", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"h2"}}}, wantProto: []string{"h2"}, wantDial: "none"},
+		{name: "NextProtos h2", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"h2", "http/1.1"}}}, wantProto: []string{"h2", "http/1.1"}, wantDial: "none"},
+		// A config that asks for HTTP/1.1 itself gets the same care.
+		{name: "NextProtos http/1.1", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"http/1.1"}}}, wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections},
 		{name: "own Transport", cfg: rest.Config{Transport: http.DefaultTransport}, wantDial: "none"},
 		{name: "own Dial", cfg: rest.Config{Dial: ownDial}, wantProto: []string{"http/1.1"}, wantDial: "own", wantPool: idleConnections},
 	} {

@@ -66,8 +66,8 @@ type leaseClient struct {
 }
 
 // newLeaseClient returns the leaseAPI of namespace ns on the API server
-// at cfg, which it modifies: pass a copy. It sends through hc (nil: a
-// client made from cfg) and speaks protobuf unless cfg names a content
+// at cfg, which it modifies: pass a copy. It sends through hc (the
+// cluster's HTTP client) and speaks protobuf unless cfg names a content
 // type.
 func newLeaseClient(cfg *rest.Config, hc *http.Client, ns string) (*leaseClient, error) {
 	codecs, err := leaseCodecsOnce()
@@ -86,12 +86,7 @@ func newLeaseClient(cfg *rest.Config, hc *http.Client, ns string) (*leaseClient,
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}
-	var rc *rest.RESTClient
-	if hc != nil {
-		rc, err = rest.RESTClientForConfigAndClient(cfg, hc)
-	} else {
-		rc, err = rest.RESTClientFor(cfg)
-	}
+	rc, err := rest.RESTClientForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("making the Lease client for %s: %w", cfg.Host, err)
 	}

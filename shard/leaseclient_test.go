@@ -93,7 +93,8 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 func TestLeaseClient(t *testing.T) {
 	ns := testkit.Namespace(t, "leases-")
 	ctx := context.Background()
-	lc, err := newLeaseClient(rest.CopyConfig(testkit.Env(t).Config), nil, ns)
+	cfg := rest.CopyConfig(testkit.Env(t).Config)
+	lc, err := newLeaseClient(cfg, httpClient(t, cfg), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestLeaseClientKeepsConfiguredContentType(t *testing.T) {
 	cfg.ContentType = runtime.ContentTypeJSON
 	cfg.UserAgent = "ring-test"
 	cfg.Wrap(rec.wrap)
-	lc, err := newLeaseClient(cfg, nil, ns)
+	lc, err := newLeaseClient(cfg, httpClient(t, cfg), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,4 +302,14 @@ func TestLeaseClientKeepsConfiguredContentType(t *testing.T) {
 			t.Errorf("%s %s: User-Agent %q: want the config's", e.method, e.path, e.agent)
 		}
 	}
+}
+
+// httpClient returns the HTTP client of cfg, as a cluster's would be.
+func httpClient(t *testing.T, cfg *rest.Config) *http.Client {
+	t.Helper()
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hc
 }

@@ -122,7 +122,11 @@ func TestDoFallsBackToJSONOn415(t *testing.T) {
 	defer hs.Close()
 	cfg := &rest.Config{Host: hs.URL, APIPath: "/apis"}
 	cfg.GroupVersion = &thingGV
-	c, err := cborwire.New(cfg, nil, s, false)
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cborwire.New(cfg, hc, s, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ type Client struct {
 }
 
 // New returns a Client for cfg's group version, which must be set, with
-// cfg's other settings, sending through hc (nil: a client made from cfg):
+// cfg's other settings, sending through hc (the cluster's HTTP client):
 // it sets cfg's NegotiatedSerializer to Serializer of scheme and wraps
 // hc's transport to watch the answers' content types.
 // With dropManagedFields, the objects of its CBOR answers come without
@@ -56,12 +56,6 @@ func New(cfg *rest.Config, hc *http.Client, scheme *runtime.Scheme, dropManagedF
 		return nil, fmt.Errorf("cborwire: CBOR encoder for %s: %w", c.gv, err)
 	}
 	c.encoder = enc
-	if hc == nil {
-		var err error
-		if hc, err = rest.HTTPClientFor(cfg); err != nil {
-			return nil, err
-		}
-	}
 	// The observer wraps the shared client's transport in a client of its
 	// own, which still sends through the shared pool of connections.
 	rt := hc.Transport

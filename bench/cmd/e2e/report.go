@@ -78,8 +78,8 @@ func printTable(w io.Writer, c config, results []result) {
 	if c.featureGates != "" {
 		settings += ", kube-apiserver feature gates " + c.featureGates
 	}
-	if c.protocol == "http1" || c.protocol == "http2" {
-		settings += ", both children on " + map[string]string{"http1": "HTTP/1.1", "http2": "HTTP/2"}[c.protocol]
+	if name := e2e.ProtocolName(c.protocol); name != "" {
+		settings += ", both children on " + name
 	}
 	fmt.Fprintf(w, "\n%d %s, load %.0f updates/s for %v, %d concurrent reconciles, managed fields %s, scheme %s%s, %d round(s); medians, ratio = steady / controller-runtime\n\n",
 		c.objects, c.kind.Plural(), c.rate, c.duration, c.workers, c.managedFields, c.scheme, settings, c.rounds)

@@ -37,6 +37,12 @@ type Options struct {
 // ValidProtocol reports whether p is a Protocol setting.
 func ValidProtocol(p string) bool { return p == "default" || p == "http1" || p == "http2" }
 
+// ProtocolName names the HTTP version p puts both children on, "" for
+// "default" (each framework's own).
+func ProtocolName(p string) string {
+	return map[string]string{"http1": "HTTP/1.1", "http2": "HTTP/2"}[p]
+}
+
 // SetProtocol makes cfg's connections offer the API server the HTTP
 // versions p names, through the one setting both frameworks respect
 // (TLSClientConfig.NextProtos); "default" leaves cfg as it is.

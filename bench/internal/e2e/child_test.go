@@ -9,13 +9,16 @@ import (
 
 func TestSetProtocol(t *testing.T) {
 	for _, tc := range []struct {
-		p    string
-		want []string
+		p, name string
+		want    []string
 	}{
-		{"default", nil},
-		{"http1", []string{"http/1.1"}},
-		{"http2", []string{"h2", "http/1.1"}},
+		{"default", "", nil},
+		{"http1", "HTTP/1.1", []string{"http/1.1"}},
+		{"http2", "HTTP/2", []string{"h2", "http/1.1"}},
 	} {
+		if got := ProtocolName(tc.p); got != tc.name {
+			t.Errorf("ProtocolName(%q) = %q, want %q", tc.p, got, tc.name)
+		}
 		if !ValidProtocol(tc.p) {
 			t.Errorf("ValidProtocol(%q) = false", tc.p)
 		}
