@@ -107,7 +107,12 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testkit.Eventually(t, 30*time.Second, "first reconcile", func() bool { return count.Load() >= 1 })
+			// Wait for the first reconcile's status write, so that it cannot
+			// read the spec change below and reconcile it early.
+			testkit.Eventually(t, 30*time.Second, "the first reconcile's status write", func() bool {
+				cur, err := cs.AppsV1().Deployments(ns).Get(context.Background(), d.Name, metav1.GetOptions{})
+				return err == nil && cur.Status.ObservedGeneration == 1
+			})
 			// A spec change must reconcile again in both cases.
 			_, err = update(context.Background(), cs.AppsV1().Deployments(ns).Get, cs.AppsV1().Deployments(ns).Update, d.Name, func(d *appsv1.Deployment) error {
 				d.Spec.Template.Spec.Containers[0].Image = "example.invalid/app:2"
