@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/internal/http1"
 )
 
 // WithHTTP2 sets whether the cluster's connections to the API server may
@@ -73,17 +75,37 @@ func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 		}
 		cfg.Dial = d.DialContext
 	}
-	// A config with a Dial of its own gets a transport of its own from
-	// client-go (its cache keys transports by the dialer), so setting the
-	// pool up here changes no other client's.
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		if t, ok := rt.(*http.Transport); ok {
-			t.MaxIdleConnsPerHost = idleConnections
-			t.IdleConnTimeout = idleTimeout
+	// The synchronous transport goes right above client-go's transport,
+	// under the config's own wrappers, which still see every request.
+	own := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		rt = synchronous(rt)
+		if own != nil {
+			rt = own(rt)
 		}
 		return rt
-	})
+	}
 	return cfg
+}
+
+// synchronous returns rt under an http1.Transport, which makes plain
+// exchanges on the caller's goroutine (see the package documentation,
+// "Connections"), and sets up the pool of the *http.Transport rt is or
+// wraps for the requests it still makes (watches, for one). A config with
+// a Dial of its own gets an *http.Transport of its own from client-go (its
+// cache keys transports by the dialer), so this changes no other client's.
+func synchronous(rt http.RoundTripper) http.RoundTripper {
+	base := http1.Base(rt)
+	if base == nil {
+		return rt
+	}
+	base.MaxIdleConnsPerHost = idleConnections
+	base.IdleConnTimeout = idleTimeout
+	t, ok := http1.New(rt, http1.Options{MaxIdlePerHost: idleConnections, IdleTimeout: idleTimeout})
+	if !ok {
+		return rt
+	}
+	return t
 }
 
 // newHTTPClient returns the HTTP client every client of the cluster sends

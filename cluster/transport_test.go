@@ -2,12 +2,15 @@ package cluster_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -127,13 +130,12 @@ func TestClientsSpeakHTTP1UnlessTold(t *testing.T) {
 	}
 }
 
-// All of a cluster's clients share one pool of connections: requests made
-// one after another through each of them dial once, and an open watch
-// holds a connection of its own.
-func TestClientsShareConnections(t *testing.T) {
-	ns := testkit.Namespace(t, "pool")
+// countingCluster returns a cluster of the test environment whose
+// connections are counted as they are dialled.
+func countingCluster(t *testing.T) (*cluster.Cluster, *atomic.Int32) {
+	t.Helper()
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
-	var dials atomic.Int32
+	dials := new(atomic.Int32)
 	cfg.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
@@ -142,14 +144,24 @@ func TestClientsShareConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The watch in useEveryClient is stopped before its body is read to
-	// the end, which closes its connection; the requests after it dial
-	// once more.
+	return c, dials
+}
+
+// All of a cluster's clients share one pool of connections: requests made
+// one after another through each of them dial once, and an open watch
+// holds a connection of its own.
+func TestClientsShareConnections(t *testing.T) {
+	ns := testkit.Namespace(t, "pool")
+	c, dials := countingCluster(t)
+	// The plain requests share one connection. The watch in
+	// useEveryClient goes through net/http's pool and is stopped before
+	// its body is read to the end, which closes its connection: each
+	// round's watch dials once more.
 	for range 3 {
 		useEveryClient(t, c, ns)
 	}
 	if got := dials.Load(); got > 4 {
-		t.Fatalf("%d connections dialled for 3 rounds of requests, want at most 4 (one, and one after each stopped watch)", got)
+		t.Fatalf("%d connections dialled for 3 rounds of requests, want at most 4 (one for the plain requests, one per watch)", got)
 	}
 
 	before := dials.Load()
@@ -170,4 +182,60 @@ func TestClientsShareConnections(t *testing.T) {
 	if got := dials.Load() - before; got > 2 {
 		t.Fatalf("a watch and 5 lists beside it dialled %d connections, want at most 2", got)
 	}
+}
+
+// A connection the server side closed while it sat idle in the pool (a
+// network cut, a load balancer's reset, an API server restarting) is not
+// written to: a write after each cut succeeds at the first try, which
+// client-go does not repeat for a PUT. A request whose context ends
+// while it waits for the answer returns the context's error at once.
+func TestWritesSurviveClosedConnections(t *testing.T) {
+	env := testkit.Env(t)
+	ns := testkit.Namespace(t, "cut")
+	c, dials := countingCluster(t)
+	rc, err := c.RESTClientFor(corev1.SchemeGroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cut", Namespace: ns}}
+	if err := rc.Post().Namespace(ns).Resource("configmaps").Body(cm).Do(ctx).Into(cm); err != nil {
+		t.Fatal(err)
+	}
+	put := func(step string) {
+		t.Helper()
+		cm.Data = map[string]string{"step": step}
+		if err := rc.Put().Namespace(ns).Resource("configmaps").Name(cm.Name).Body(cm).Do(ctx).Into(cm); err != nil {
+			t.Fatalf("PUT after %s: %v", step, err)
+		}
+	}
+	for i := range 3 {
+		before := dials.Load()
+		if env.DropConnections() == 0 {
+			t.Fatal("no connection to cut")
+		}
+		put("cut " + strconv.Itoa(i))
+		if dials.Load() == before {
+			t.Fatal("the PUT after a cut used no new connection: the cut missed the pooled one")
+		}
+	}
+	if err := env.RestartAPIServer(ctx); err != nil {
+		t.Fatal(err)
+	}
+	put("restart")
+
+	env.SetLatency(2 * time.Second)
+	defer env.SetLatency(0)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = rc.Get().Namespace(ns).Resource("configmaps").Name(cm.Name).Do(short).Error()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("GET past its deadline: err %v, want context.DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("GET past its 200ms deadline returned after %v", d)
+	}
+	env.SetLatency(0)
+	put("a cancelled request")
 }

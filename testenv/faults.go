@@ -12,8 +12,8 @@ import (
 
 // DropConnections closes every client connection currently open through the
 // environment's proxy, watches included, as a network cut or a load balancer
-// reset would. Clients reconnect on their own. It returns how many
-// connections it cut.
+// reset would, and returns once they are closed. Clients reconnect on
+// their own. It returns how many connections it cut.
 func (e *Environment) DropConnections() int {
 	return e.proxy.dropConnections()
 }

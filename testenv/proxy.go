@@ -18,7 +18,7 @@ type proxy struct {
 
 	mu     sync.Mutex
 	target string
-	conns  map[net.Conn]struct{}
+	conns  map[net.Conn]chan struct{} // closed when the pair's relay ends
 	wg     sync.WaitGroup
 }
 
@@ -27,7 +27,7 @@ func newProxy(target string) (*proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &proxy{listener: l, target: target, conns: make(map[net.Conn]struct{})}
+	p := &proxy{listener: l, target: target, conns: make(map[net.Conn]chan struct{})}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
@@ -60,7 +60,8 @@ func (p *proxy) relay(client net.Conn) {
 		client.Close() // the client sees a reset, as with a server that is down
 		return
 	}
-	if !p.track(client, server) {
+	ended := make(chan struct{})
+	if !p.track(ended, client, server) {
 		return
 	}
 	var done sync.WaitGroup
@@ -69,6 +70,7 @@ func (p *proxy) relay(client net.Conn) {
 	go func() { defer done.Done(); p.pipe(client, server) }()
 	done.Wait()
 	p.untrack(client, server)
+	close(ended)
 }
 
 // pipe copies src to dst, and closes both when either side ends so the
@@ -93,8 +95,9 @@ func (p *proxy) pipe(dst, src net.Conn) {
 	}
 }
 
-// track registers a live pair; it refuses (and closes) when the proxy is closed.
-func (p *proxy) track(conns ...net.Conn) bool {
+// track registers a live pair, whose relay closes ended when it is over;
+// it refuses (and closes) when the proxy is closed.
+func (p *proxy) track(ended chan struct{}, conns ...net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.conns == nil {
@@ -104,7 +107,7 @@ func (p *proxy) track(conns ...net.Conn) bool {
 		return false
 	}
 	for _, c := range conns {
-		p.conns[c] = struct{}{}
+		p.conns[c] = ended
 	}
 	return true
 }
@@ -125,13 +128,21 @@ func (p *proxy) setTarget(addr string) {
 }
 
 // dropConnections closes every open connection; new ones are still accepted.
+// It returns once their relays are over: a connection's socket is closed
+// only when the read blocked on it returns, so until then its client may
+// not have been told.
 func (p *proxy) dropConnections() int {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
+	ended := make(map[chan struct{}]bool)
+	for c, e := range p.conns {
 		c.Close()
+		ended[e] = true
 	}
-	return len(p.conns) / 2
+	p.mu.Unlock()
+	for e := range ended {
+		<-e
+	}
+	return len(ended)
 }
 
 // close stops accepting, drops every connection and waits for the relays.

@@ -1,0 +1,109 @@
+package http1
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"sync"
+)
+
+// errClosed is what a read of a closed body returns, as net/http's does.
+var errClosed = errors.New("http: read on closed response body")
+
+// body is a response's body as read from its connection. Read to its end,
+// or closed once all of it was read, it returns the connection to the
+// pool; closed early, or failed, it closes the connection. Close may be
+// called while a Read is blocked, to abort it.
+type body struct {
+	rc       io.ReadCloser // http.ReadResponse's body
+	c        *conn
+	t        *Transport
+	ctx      context.Context
+	stop     func() bool // stops the context's watch; false if it fired
+	reusable bool        // the connection may carry another exchange
+	left     int64       // bytes the Content-Length says are left, or -1
+
+	mu   sync.Mutex
+	done bool // the connection was released or closed
+	eof  bool // the body was read to its end
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	done, eof := b.done, b.eof
+	b.mu.Unlock()
+	switch {
+	case eof:
+		return 0, io.EOF
+	case done:
+		return 0, errClosed
+	}
+	n, err := b.rc.Read(p)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.done { // closed while reading
+		return n, errClosed
+	}
+	if b.left >= 0 {
+		b.left -= int64(n)
+	}
+	switch {
+	case err == io.EOF:
+		b.eof = true
+		b.finish(true)
+	case err != nil:
+		b.finish(false)
+		if b.ctx.Err() != nil {
+			err = context.Cause(b.ctx)
+		}
+	}
+	return n, err
+}
+
+// Close releases the connection: to the pool if the body was read to its
+// end (by EOF, or by its Content-Length), else by closing it.
+func (b *body) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.done {
+		b.finish(b.left == 0)
+	}
+	b.eof = false // reads after Close fail, as net/http's do
+	return nil
+}
+
+// finish releases the connection; b.mu is held.
+func (b *body) finish(complete bool) {
+	b.done = true
+	stopped := b.stop()
+	b.c.release(b.t, complete && stopped && b.reusable)
+}
+
+// gzipBody decompresses a gzip-encoded body, starting at the first Read,
+// as net/http does for a response it asked to be compressed.
+type gzipBody struct {
+	body *body
+	zr   *gzip.Reader
+	err  error
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.zr == nil {
+		zr, err := gzip.NewReader(g.body)
+		if err != nil {
+			g.err = err
+			return 0, err
+		}
+		g.zr = zr
+	}
+	return g.zr.Read(p)
+}
+
+func (g *gzipBody) Close() error {
+	g.err = errClosed
+	return g.body.Close()
+}

@@ -1,0 +1,212 @@
+package http1
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// bufferSize is the size of a connection's read and write buffers: a
+// typical request, headers and body, goes out in one write.
+const bufferSize = 8 << 10
+
+// errNoPeek says a dialled connection hides its socket, so that an idle
+// one could not be checked before reuse.
+var errNoPeek = errors.New("http1: the dialer's connections do not expose their socket")
+
+// aLongTimeAgo is a deadline that has passed: setting it makes the
+// connection's blocked reads and writes return at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// conn is one connection to a server, used by one exchange at a time.
+type conn struct {
+	nc     net.Conn        // TLS over TCP, or TCP for http
+	raw    syscall.RawConn // the TCP socket, to look at while idle
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	key    string      // scheme://host:port, the pool's key
+	reused bool        // taken from the pool, not dialled for this request
+	timer  *time.Timer // closes the connection when idle too long
+}
+
+// conn returns a live connection to key: a pooled one the server has not
+// closed, or a new one.
+func (t *Transport) conn(ctx context.Context, key string, u *url.URL) (*conn, error) {
+	for {
+		c := t.pool.get(key)
+		if c == nil {
+			return t.dial(ctx, key, u)
+		}
+		if c.br.Buffered() == 0 && idle(c.raw) {
+			c.reused = true
+			return c, nil
+		}
+		c.close()
+	}
+}
+
+// dial connects to u's host with the dialer of the *http.Transport
+// underneath and, for https, its TLS configuration, offering only HTTP/1.1.
+func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, error) {
+	base := Base(t.next)
+	if base == nil {
+		return nil, errNoPeek
+	}
+	addr := canonicalAddr(u)
+	dial := base.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	var raw syscall.RawConn
+	sc, ok := nc.(syscall.Conn)
+	if ok {
+		raw, err = sc.SyscallConn()
+	}
+	if !ok || err != nil {
+		_ = nc.Close()
+		t.fallback.Store(true)
+		return nil, errNoPeek
+	}
+	if u.Scheme == "https" {
+		tc, err := handshake(ctx, base, nc, u.Hostname())
+		if err != nil {
+			_ = nc.Close()
+			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
+		}
+		nc = tc
+	}
+	return &conn{
+		nc:  nc,
+		raw: raw,
+		br:  bufio.NewReaderSize(nc, bufferSize),
+		bw:  bufio.NewWriterSize(nc, bufferSize),
+		key: key,
+	}, nil
+}
+
+// handshake runs a TLS handshake over nc with base's TLS configuration,
+// bounded by base's handshake timeout.
+func handshake(ctx context.Context, base *http.Transport, nc net.Conn, host string) (*tls.Conn, error) {
+	cfg := &tls.Config{}
+	if base.TLSClientConfig != nil {
+		cfg = base.TLSClientConfig.Clone()
+	}
+	cfg.NextProtos = []string{"http/1.1"}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	if d := base.TLSHandshakeTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, err
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
+		return nil, fmt.Errorf("server chose protocol %q, not http/1.1", p)
+	}
+	return tc, nil
+}
+
+// exchange writes req on c and reads its response's header. The response's
+// body reads from c, and returns c to the pool (or closes it) when read to
+// its end or closed. On an error c is closed.
+func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*http.Response, error) {
+	stop := func() bool { return true }
+	if ctx.Done() != nil {
+		stop = context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
+	}
+	fail := func(err error) (*http.Response, error) {
+		cancelled := !stop()
+		c.close()
+		if cancelled || ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
+	}
+	gz := t.compress && req.Method != http.MethodHead &&
+		req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == ""
+	if err := c.write(req, gz); err != nil {
+		return fail(err)
+	}
+	resp, err := c.read(req)
+	if err != nil {
+		return fail(err)
+	}
+	reusable := !req.Close && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	if resp.Body == http.NoBody {
+		c.release(t, reusable && stop())
+		return resp, nil
+	}
+	b := &body{rc: resp.Body, c: c, t: t, ctx: ctx, stop: stop, reusable: reusable, left: resp.ContentLength}
+	resp.Body = b
+	if gz && resp.Header.Get("Content-Encoding") == "gzip" {
+		resp.Body = &gzipBody{body: b}
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Uncompressed = true
+	}
+	return resp, nil
+}
+
+// write sends req, asking for a gzip-compressed response if gz, in as few
+// writes as the buffer allows. req.Write closes req's body.
+func (c *conn) write(req *http.Request, gz bool) error {
+	if gz {
+		r := *req
+		r.Header = req.Header.Clone()
+		if r.Header == nil {
+			r.Header = make(http.Header, 1)
+		}
+		r.Header.Set("Accept-Encoding", "gzip")
+		req = &r
+	}
+	if err := req.Write(c.bw); err != nil {
+		return err
+	}
+	return c.bw.Flush()
+}
+
+// read reads the response to req, skipping informational (1xx) ones.
+func (c *conn) read(req *http.Request) (*http.Response, error) {
+	// ReadResponse reports a connection closed before the status line as
+	// io.ErrUnexpectedEOF; a closed connection that sent nothing is io.EOF
+	// here, which says the request may be repeated.
+	if _, err := c.br.Peek(1); err != nil {
+		return nil, err
+	}
+	for {
+		resp, err := http.ReadResponse(c.br, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, nil
+		}
+	}
+}
+
+// release returns c to t's pool if reusable, else closes it.
+func (c *conn) release(t *Transport, reusable bool) {
+	if reusable {
+		t.pool.put(c)
+		return
+	}
+	c.close()
+}
+
+func (c *conn) close() { _ = c.nc.Close() }
