@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// bufferSize is the size of a connection's read and write buffers: a
-// typical request, headers and body, goes out in one write.
-const bufferSize = 8 << 10
+// bufferSize is the size of a connection's read and write buffers, as
+// net/http's: a typical request, headers and body, goes out in one write.
+const bufferSize = 4 << 10
 
 // errNoPeek says a dialled connection hides its socket, so that an idle
 // one could not be checked before reuse.
@@ -31,7 +31,8 @@ type conn struct {
 	raw    syscall.RawConn // the TCP socket, to look at while idle
 	br     *bufio.Reader
 	bw     *bufio.Writer
-	key    string      // scheme://host:port, the pool's key
+	tls    *tls.ConnectionState // for every response's TLS field; nil for http
+	key    string               // scheme://host:port, the pool's key
 	reused bool        // taken from the pool, not dialled for this request
 	timer  *time.Timer // closes the connection when idle too long
 }
@@ -78,6 +79,7 @@ func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, er
 		t.fallback.Store(true)
 		return nil, errNoPeek
 	}
+	var state *tls.ConnectionState
 	if u.Scheme == "https" {
 		tc, err := handshake(ctx, base, nc, u.Hostname())
 		if err != nil {
@@ -85,12 +87,15 @@ func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, er
 			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
 		}
 		nc = tc
+		cs := tc.ConnectionState()
+		state = &cs
 	}
 	return &conn{
 		nc:  nc,
 		raw: raw,
 		br:  bufio.NewReaderSize(nc, bufferSize),
 		bw:  bufio.NewWriterSize(nc, bufferSize),
+		tls: state,
 		key: key,
 	}, nil
 }
@@ -146,6 +151,7 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 	if err != nil {
 		return fail(err)
 	}
+	resp.TLS = c.tls
 	reusable := !req.Close && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
 		c.release(t, reusable && stop())

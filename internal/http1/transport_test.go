@@ -127,8 +127,8 @@ func TestExchangesReuseOneConnection(t *testing.T) {
 		if want := method + " HTTP/1.1 " + body; got != want {
 			t.Fatalf("request %d answered %.40q, want %.40q", i, got, want)
 		}
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		if resp.StatusCode != http.StatusOK || resp.TLS == nil || resp.Proto != "HTTP/1.1" {
+			t.Fatalf("request %d: status %d, TLS %v, protocol %s", i, resp.StatusCode, resp.TLS != nil, resp.Proto)
 		}
 	}
 	// HEAD has a Content-Length but no body; the connection stays usable.
