@@ -33,8 +33,8 @@ type conn struct {
 	bw     *bufio.Writer
 	tls    *tls.ConnectionState // for every response's TLS field; nil for http
 	key    string               // scheme://host:port, the pool's key
-	reused bool        // taken from the pool, not dialled for this request
-	timer  *time.Timer // closes the connection when idle too long
+	reused bool                 // taken from the pool, not dialled for this request
+	timer  *time.Timer          // closes the connection when idle too long
 }
 
 // conn returns a live connection to key: a pooled one the server has not
