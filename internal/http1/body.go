@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // errClosed is what a read of a closed body returns, as net/http's does.
@@ -25,38 +26,37 @@ type body struct {
 	left     int64       // bytes the Content-Length says are left, or -1
 
 	mu   sync.Mutex
-	done bool // the connection was released or closed
-	eof  bool // the body was read to its end
+	done bool  // the connection was released or closed
+	err  error // what reads return once done: io.EOF, a read's error, or errClosed
 }
 
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
-	done, eof := b.done, b.eof
+	done, doneErr := b.done, b.err
 	b.mu.Unlock()
-	switch {
-	case eof:
-		return 0, io.EOF
-	case done:
-		return 0, errClosed
+	if done {
+		return 0, doneErr
 	}
 	n, err := b.rc.Read(p)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done { // closed while reading
-		return n, errClosed
+		return n, b.err
 	}
 	if b.left >= 0 {
 		b.left -= int64(n)
 	}
 	switch {
 	case err == io.EOF:
-		b.eof = true
 		b.finish(true)
 	case err != nil:
 		b.finish(false)
 		if b.ctx.Err() != nil {
 			err = context.Cause(b.ctx)
 		}
+	}
+	if err != nil {
+		b.err = err
 	}
 	return n, err
 }
@@ -69,7 +69,7 @@ func (b *body) Close() error {
 	if !b.done {
 		b.finish(b.left == 0)
 	}
-	b.eof = false // reads after Close fail, as net/http's do
+	b.err = errClosed // reads after Close fail, as net/http's do
 	return nil
 }
 
@@ -81,14 +81,19 @@ func (b *body) finish(complete bool) {
 }
 
 // gzipBody decompresses a gzip-encoded body, starting at the first Read,
-// as net/http does for a response it asked to be compressed.
+// as net/http does for a response it asked to be compressed. Like body,
+// it may be closed while a Read is blocked.
 type gzipBody struct {
-	body *body
-	zr   *gzip.Reader
-	err  error
+	body   *body
+	closed atomic.Bool
+	zr     *gzip.Reader // the reader's alone
+	err    error        // gzip.NewReader's, the reader's alone
 }
 
 func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.closed.Load() {
+		return 0, errClosed
+	}
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -104,6 +109,6 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 }
 
 func (g *gzipBody) Close() error {
-	g.err = errClosed
+	g.closed.Store(true)
 	return g.body.Close()
 }

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -20,6 +22,10 @@ const bufferSize = 4 << 10
 // errNoPeek says a dialled connection hides its socket, so that an idle
 // one could not be checked before reuse.
 var errNoPeek = errors.New("http1: the dialer's connections do not expose their socket")
+
+// errHandshakeTimeout is the error of a TLS handshake that took longer than
+// the *http.Transport's TLSHandshakeTimeout, as net/http words it.
+var errHandshakeTimeout = errors.New("net/http: TLS handshake timeout")
 
 // aLongTimeAgo is a deadline that has passed: setting it makes the
 // connection's blocked reads and writes return at once.
@@ -45,7 +51,7 @@ func (t *Transport) conn(ctx context.Context, key string, u *url.URL) (*conn, er
 		if c == nil {
 			return t.dial(ctx, key, u)
 		}
-		if c.br.Buffered() == 0 && idle(c.raw) {
+		if c.idle() {
 			c.reused = true
 			return c, nil
 		}
@@ -53,9 +59,31 @@ func (t *Transport) conn(ctx context.Context, key string, u *url.URL) (*conn, er
 	}
 }
 
+// idle reports whether c, taken from the pool, is fit for another
+// exchange: nothing unread above the socket or in it, and the server has
+// not closed it. TLS 1.3 encrypts a record's type, so crypto/tls cannot
+// tell a close_notify alert that came with an answer's last bytes from
+// more data, and keeps it unread in its own buffer, where the socket does
+// not show it: a read that may not wait takes it, or finds nothing.
+func (c *conn) idle() bool {
+	if c.br.Buffered() != 0 || !idle(c.raw) {
+		return false
+	}
+	tc, ok := c.nc.(*tls.Conn)
+	if !ok {
+		return true
+	}
+	_ = tc.SetReadDeadline(aLongTimeAgo)
+	var b [1]byte
+	n, err := tc.Read(b[:])
+	_ = tc.SetReadDeadline(time.Time{})
+	return n == 0 && errors.Is(err, os.ErrDeadlineExceeded)
+}
+
 // dial connects to u's host with the dialer of the *http.Transport
 // underneath and, for https, its TLS configuration, offering only HTTP/1.1.
 func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, error) {
+	t.refresh(u)
 	base := Base(t.next)
 	if base == nil {
 		return nil, errNoPeek
@@ -67,6 +95,9 @@ func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, er
 	}
 	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		return nil, err
 	}
 	var raw syscall.RawConn
@@ -84,6 +115,9 @@ func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, er
 		tc, err := handshake(ctx, base, nc, u.Hostname())
 		if err != nil {
 			_ = nc.Close()
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
 			return nil, fmt.Errorf("TLS handshake with %s: %w", addr, err)
 		}
 		nc = tc
@@ -113,11 +147,14 @@ func handshake(ctx context.Context, base *http.Transport, nc net.Conn, host stri
 	}
 	if d := base.TLSHandshakeTimeout; d > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
+		ctx, cancel = context.WithTimeoutCause(ctx, d, errHandshakeTimeout)
 		defer cancel()
 	}
 	tc := tls.Client(nc, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
+		if context.Cause(ctx) == errHandshakeTimeout {
+			return nil, errHandshakeTimeout
+		}
 		return nil, err
 	}
 	if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
@@ -154,12 +191,13 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 	resp.TLS = c.tls
 	reusable := !req.Close && !resp.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	if resp.Body == http.NoBody {
-		c.release(t, reusable && stop())
+		stopped := stop()
+		c.release(t, reusable && stopped)
 		return resp, nil
 	}
 	b := &body{rc: resp.Body, c: c, t: t, ctx: ctx, stop: stop, reusable: reusable, left: resp.ContentLength}
 	resp.Body = b
-	if gz && resp.Header.Get("Content-Encoding") == "gzip" {
+	if gz && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Body = &gzipBody{body: b}
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")

@@ -22,10 +22,19 @@
 //
 // What net/http's read loop does for an idle connection, a Transport does
 // just before it reuses one: it looks at the socket without blocking, and
-// a connection the server has closed is dropped, not written to. It keeps
-// net/http's other promises too: a request is cancelled with its context,
-// responses are gzip-compressed and decompressed transparently unless the
-// *http.Transport underneath disables compression, idle connections close after a
-// timeout, and only a request that is safe to repeat (GET, HEAD) is sent
-// again when a reused connection turns out to be dead.
+// at what crypto/tls holds unread (TLS 1.3 hides a close_notify alert's
+// type until it is decrypted), and a connection the server has closed is
+// dropped, not written to. Like the read loop it cannot see a close that
+// is still on its way. It keeps net/http's other promises too: a request
+// is cancelled with its context, responses are gzip-compressed and
+// decompressed transparently unless the *http.Transport underneath
+// disables compression, idle connections close after a timeout, and only
+// a request that is safe to repeat (GET, HEAD) is sent again when a
+// reused connection turns out to be dead. Bodies over 128 KiB go to
+// net/http, which reads an early answer (429, 413) while it writes.
+//
+// What it does not do: the *http.Transport's ResponseHeaderTimeout,
+// MaxResponseHeaderBytes, MaxConnsPerHost and DisableKeepAlives, and
+// httptrace hooks (client-go's timings at -v=6 and above), none of which
+// client-go sets for an API server's connections.
 package http1

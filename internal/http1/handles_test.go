@@ -29,6 +29,8 @@ func TestHandles(t *testing.T) {
 		{"POST", "https://h/x", nil, "Expect", false},
 		{"CONNECT", "https://h/x", nil, "", false},
 		{"GET", "ftp://h/x", nil, "", false},
+		{"GET", "https:///no-host", nil, "", false},
+		{"PUT", "https://h/big", strings.NewReader(strings.Repeat("b", 200<<10)), "", false},
 	} {
 		req, err := http.NewRequest(tc.method, tc.url, tc.body)
 		if err != nil {

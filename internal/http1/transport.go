@@ -14,6 +14,9 @@ import (
 	"time"
 )
 
+// maxBody is the largest request body the Transport sends itself.
+const maxBody = 128 << 10
+
 // Options tunes a Transport's pool. The zero value keeps net/http's
 // defaults: two idle connections per host, no idle timeout.
 type Options struct {
@@ -21,7 +24,8 @@ type Options struct {
 	// keeps; more are closed when they fall idle.
 	MaxIdlePerHost int
 	// IdleTimeout closes a connection idle this long. Zero keeps idle
-	// connections until the server closes them.
+	// connections until they are next taken (one the server closed is
+	// then dropped) or CloseIdleConnections.
 	IdleTimeout time.Duration
 }
 
@@ -110,6 +114,31 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// refresh lets the round trippers between the Transport and the
+// *http.Transport (client-go's CA rotation reloads the CA file only when a
+// request passes through it) swap the *http.Transport before a dial looks
+// it up: it sends them a request whose context has already ended, which
+// net/http refuses at once, without any I/O.
+func (t *Transport) refresh(u *url.URL) {
+	if _, ok := t.next.(*http.Transport); ok {
+		return
+	}
+	req, err := http.NewRequestWithContext(ended, http.MethodGet, u.Scheme+"://"+u.Host+"/", nil)
+	if err != nil {
+		return
+	}
+	if resp, err := t.next.RoundTrip(req); err == nil {
+		_ = resp.Body.Close()
+	}
+}
+
+// ended is a context that has ended, for refresh's requests.
+var ended = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
 // CloseIdleConnections closes the idle connections of the Transport and of
 // the round tripper it wraps.
 func (t *Transport) CloseIdleConnections() {
@@ -123,7 +152,7 @@ func (t *Transport) CloseIdleConnections() {
 
 // handles reports whether the Transport makes req's exchange itself.
 func (t *Transport) handles(req *http.Request) bool {
-	if t.fallback.Load() || req.URL == nil {
+	if t.fallback.Load() || req.URL == nil || req.URL.Host == "" {
 		return false
 	}
 	switch req.URL.Scheme {
@@ -139,6 +168,14 @@ func (t *Transport) handles(req *http.Request) bool {
 	// A body of unknown length would be sent chunked, and net/http probes
 	// a zero ContentLength with a non-nil body; leave both to it.
 	if req.Body != nil && req.Body != http.NoBody && req.ContentLength <= 0 {
+		return false
+	}
+	// A server may answer before it has read a large body (429, 413, 401)
+	// and close the connection; net/http reads while it writes and returns
+	// that answer, where a write-then-read exchange would see only the
+	// broken connection. Go's server reads up to 256 KiB of a body it did
+	// not ask for before it closes, so a smaller body is always written.
+	if req.ContentLength > maxBody {
 		return false
 	}
 	if len(req.TransferEncoding) > 0 || req.Trailer != nil {

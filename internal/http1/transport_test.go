@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"log"
@@ -222,6 +223,96 @@ func TestOnlyReadsAreRepeatedOnADeadConnection(t *testing.T) {
 	}
 }
 
+// A server that ends TLS (close_notify) in the same segment as its answer,
+// leaving the TCP connection open: TLS reads the alert with the answer's
+// last bytes and reports it then, so the socket shows nothing; the
+// connection must still not be written to again.
+func TestConnectionAfterCloseNotifyIsNotUsed(t *testing.T) {
+	var n atomic.Int32
+	hold := make(chan struct{})
+	s := &server{Server: httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) > 1 {
+			echo(w, r)
+			return
+		}
+		c, bw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		tc := c.(*tls.Conn)
+		raw := tc.NetConn().(*coalescing)
+		raw.hold()
+		_, _ = bw.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		_ = bw.Flush()
+		_ = tc.CloseWrite()
+		raw.release() // the answer and the alert in one write
+		<-hold
+	}))}
+	s.Listener = coalescingListener{s.Listener}
+	s.Config.ErrorLog = log.New(io.Discard, "", 0)
+	s.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.opened.Add(1)
+		}
+	}
+	s.StartTLS()
+	defer s.Close()
+	defer close(hold) // before Close, which waits for the hijacked handler
+	rt := s.transport(t, http1.Options{})
+	if _, got := do(t, rt, request(t, http.MethodPut, s.URL, "1")); got != "ok" {
+		t.Fatalf("first PUT answered %q", got)
+	}
+	if _, got := do(t, rt, request(t, http.MethodPut, s.URL, "2")); got != "PUT HTTP/1.1 2" {
+		t.Fatalf("second PUT answered %q", got)
+	}
+	if n := s.opened.Load(); n != 2 {
+		t.Fatalf("opened %d connections, want 2", n)
+	}
+}
+
+// coalescing is a server connection whose writes can be held back and
+// then sent as one.
+type coalescing struct {
+	net.Conn
+	mu   sync.Mutex
+	held *bytes.Buffer
+}
+
+func (c *coalescing) hold() {
+	c.mu.Lock()
+	c.held = new(bytes.Buffer)
+	c.mu.Unlock()
+}
+
+func (c *coalescing) release() {
+	c.mu.Lock()
+	b := c.held
+	c.held = nil
+	c.mu.Unlock()
+	_ = c.Conn.SetWriteDeadline(time.Time{}) // CloseWrite set it to now
+	_, _ = c.Conn.Write(b.Bytes())
+}
+
+func (c *coalescing) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held != nil {
+		return c.held.Write(p)
+	}
+	return c.Conn.Write(p)
+}
+
+type coalescingListener struct{ net.Listener }
+
+func (l coalescingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &coalescing{Conn: c}, nil
+}
+
 func TestServerAskingToCloseGetsANewConnection(t *testing.T) {
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
@@ -320,6 +411,52 @@ func TestCancellation(t *testing.T) {
 	do(t, rt, request(t, http.MethodGet, s.URL, ""))
 	if n := s.opened.Load(); n != opened+1 {
 		t.Fatalf("after cancellations, a request used a pooled connection (%d opened, want %d)", n, opened+1)
+	}
+}
+
+// Close while a Read is blocked ends the Read, for a plain body and for a
+// gzip-compressed one (a log read by one goroutine, closed by another).
+func TestCloseAbortsABlockedRead(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, "start")
+			_ = zw.Flush()
+		} else {
+			_, _ = io.WriteString(w, "start")
+		}
+		_ = http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	rt := s.transport(t, http1.Options{})
+	for _, path := range []string{"/plain", "/gzip"} {
+		resp, err := rt.RoundTrip(request(t, http.MethodGet, s.URL+path, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(resp.Body, make([]byte, 5)); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		read := make(chan error, 1)
+		go func() {
+			_, err := resp.Body.Read(make([]byte, 10))
+			read <- err
+		}()
+		time.AfterFunc(20*time.Millisecond, func() { resp.Body.Close() })
+		select {
+		case err := <-read:
+			if err == nil {
+				t.Fatalf("%s: a Read blocked when the body was closed returned no error", path)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: Close did not end a blocked Read", path)
+		}
 	}
 }
 
@@ -428,14 +565,20 @@ func TestStreamsGoToTheBase(t *testing.T) {
 }
 
 // tracked wraps a round tripper and says so, as client-go's transport
-// cache and CA rotation do.
+// cache and CA rotation do. It counts the requests it passes on, and
+// apart the ones whose context has already ended (the Transport's
+// refreshes, through which client-go's CA rotation reloads its CA file).
 type tracked struct {
-	rt   http.RoundTripper
-	seen atomic.Int32
+	rt              http.RoundTripper
+	seen, refreshes atomic.Int32
 }
 
 func (w *tracked) RoundTrip(r *http.Request) (*http.Response, error) {
-	w.seen.Add(1)
+	if r.Context().Err() != nil {
+		w.refreshes.Add(1)
+	} else {
+		w.seen.Add(1)
+	}
 	return w.rt.RoundTrip(r)
 }
 
@@ -453,9 +596,24 @@ func TestNewFindsTheTransportUnderWrappers(t *testing.T) {
 	if n := w.seen.Load(); n != 0 {
 		t.Fatalf("the wrapper saw %d plain requests, want 0: the Transport makes them", n)
 	}
+	if n := w.refreshes.Load(); n != 1 {
+		t.Fatalf("the wrapper saw %d refreshes, want 1: one before the one dial", n)
+	}
+	do(t, rt, request(t, http.MethodPut, s.URL, "again"))
+	if n := w.refreshes.Load(); n != 1 {
+		t.Fatalf("the wrapper saw %d refreshes, want 1: a pooled connection needs none", n)
+	}
 	do(t, rt, request(t, http.MethodGet, s.URL+"?watch=true", ""))
 	if n := w.seen.Load(); n != 1 {
 		t.Fatalf("the wrapper saw %d watches, want 1", n)
+	}
+	// A body a server may answer before reading (past 128 KiB) goes to
+	// net/http, which reads the answer while it writes.
+	if _, got := do(t, rt, request(t, http.MethodPut, s.URL, strings.Repeat("b", 200<<10))); len(got) != len("PUT HTTP/1.1 ")+200<<10 {
+		t.Fatalf("a large PUT answered %d bytes", len(got))
+	}
+	if n := w.seen.Load(); n != 2 {
+		t.Fatalf("the wrapper saw %d requests, want 2: the watch and the large PUT", n)
 	}
 
 	opaque := roundTripperFunc(func(r *http.Request) (*http.Response, error) { return nil, errors.New("unused") })
