@@ -181,7 +181,7 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 	}
 	gz := t.compress && req.Method != http.MethodHead &&
 		req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == ""
-	if err := c.write(req, gz); err != nil {
+	if err := writeRequest(c.bw, req, gz); err != nil {
 		return fail(err)
 	}
 	resp, err := c.read(req)
@@ -205,24 +205,6 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 		resp.Uncompressed = true
 	}
 	return resp, nil
-}
-
-// write sends req, asking for a gzip-compressed response if gz, in as few
-// writes as the buffer allows. req.Write closes req's body.
-func (c *conn) write(req *http.Request, gz bool) error {
-	if gz {
-		r := *req
-		r.Header = req.Header.Clone()
-		if r.Header == nil {
-			r.Header = make(http.Header, 1)
-		}
-		r.Header.Set("Accept-Encoding", "gzip")
-		req = &r
-	}
-	if err := req.Write(c.bw); err != nil {
-		return err
-	}
-	return c.bw.Flush()
 }
 
 // read reads the response to req, skipping informational (1xx) ones.

@@ -155,6 +155,9 @@ func (t *Transport) handles(req *http.Request) bool {
 	if t.fallback.Load() || req.URL == nil || req.URL.Host == "" {
 		return false
 	}
+	if req.Host != "" && !validHost(req.Host) || !validHost(req.URL.Host) {
+		return false // net/http converts internationalised names, or says what is wrong
+	}
 	switch req.URL.Scheme {
 	case "https", "http":
 	default:
