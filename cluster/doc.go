@@ -113,7 +113,7 @@
 // the connection. net/http's transport would hand each request to the
 // connection's write loop and the answer back from its read loop, three
 // goroutines and their wake-ups per request, which on the end-to-end
-// benchmark cost steady about a fifth of its CPU for writing 10,000
+// benchmark cost steady about a sixth of its CPU for writing 10,000
 // ConfigMaps (bench/README.md). Watches and other streams, upgrades,
 // requests through a proxy, and dialers that hide the socket (client-go's
 // certificate rotation for exec plugins and certificate files) stay with
