@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/internal/http1"
 	"github.com/steadyctl/steady/internal/testkit"
 )
 
@@ -238,4 +239,38 @@ func TestWritesSurviveClosedConnections(t *testing.T) {
 	}
 	env.SetLatency(0)
 	put("a cancelled request")
+}
+
+// The cluster's HTTP client makes plain requests through http1, whose
+// pool settings reach client-go's *http.Transport, however client-go
+// wraps it (its transport cache does, since v0.37).
+func TestHTTPClientIsSynchronous(t *testing.T) {
+	c, err := cluster.New(rest.CopyConfig(testkit.Env(t).Config), cluster.WithScheme(coreScheme(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *http1.Transport
+	rt := c.HTTPClient().Transport
+	for range 16 {
+		if h, ok := rt.(*http1.Transport); ok {
+			found = h
+			break
+		}
+		w, ok := rt.(interface{ WrappedRoundTripper() http.RoundTripper })
+		if !ok {
+			break
+		}
+		rt = w.WrappedRoundTripper()
+	}
+	if found == nil {
+		t.Fatal("no http1.Transport under the cluster's HTTP client")
+	}
+	base := http1.Base(found)
+	if base == nil {
+		t.Fatal("no *http.Transport under the http1.Transport")
+	}
+	if base.MaxIdleConnsPerHost != 100 || base.IdleConnTimeout != 45*time.Second {
+		t.Fatalf("client-go's transport keeps %d idle connections per host for %v, want 100 for 45s",
+			base.MaxIdleConnsPerHost, base.IdleConnTimeout)
+	}
 }
