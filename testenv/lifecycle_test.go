@@ -77,7 +77,9 @@ func TestOrphanHelper(t *testing.T) {
 func TestKilledTestLeavesNoOrphan(t *testing.T) {
 	needsBinaries(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOrphanHelper$", "-test.v")
-	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1")
+	// A temporary directory of its own: another package's tests, starting
+	// an environment meanwhile, would sweep the killed helper's directory.
+	cmd.Env = append(os.Environ(), orphanHelperEnv+"=1", "TMPDIR="+t.TempDir())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +127,9 @@ func TestStartErrorsNameAMissingBinaryDir(t *testing.T) {
 
 func TestStartErrorsNameAFailedStart(t *testing.T) {
 	needsBinaries(t)
+	// A temporary directory of its own, where no other package's tests
+	// make environments meanwhile.
+	t.Setenv("TMPDIR", t.TempDir())
 	before := envDirs(t)
 	_, err := Start(context.Background(), WithAPIServerFlags("--no-such-flag"))
 	if err == nil || !strings.Contains(err.Error(), "kube-apiserver exited during start-up") ||
