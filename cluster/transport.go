@@ -95,16 +95,13 @@ func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 // a Dial of its own gets an *http.Transport of its own from client-go (its
 // cache keys transports by the dialer), so this changes no other client's.
 func synchronous(rt http.RoundTripper) http.RoundTripper {
-	base := http1.Base(rt)
-	if base == nil {
-		return rt
-	}
-	base.MaxIdleConnsPerHost = idleConnections
-	base.IdleConnTimeout = idleTimeout
 	t, ok := http1.New(rt, http1.Options{MaxIdlePerHost: idleConnections, IdleTimeout: idleTimeout})
 	if !ok {
-		return rt
+		return rt // no *http.Transport underneath to dial with
 	}
+	base := http1.Base(rt)
+	base.MaxIdleConnsPerHost = idleConnections
+	base.IdleConnTimeout = idleTimeout
 	return t
 }
 

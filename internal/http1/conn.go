@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -19,9 +18,14 @@ import (
 // net/http's: a typical request, headers and body, goes out in one write.
 const bufferSize = 4 << 10
 
-// errNoPeek says a dialled connection hides its socket, so that an idle
-// one could not be checked before reuse.
-var errNoPeek = errors.New("http1: the dialer's connections do not expose their socket")
+// hostKey is what the pool keeps connections by: a URL's scheme and host
+// as written (a struct, so that a lookup does not build a string).
+type hostKey struct{ scheme, host string }
+
+// errNotOurs says a request is to go to the wrapped round tripper after
+// all: its host is reached through a proxy, or the dialer's connections
+// hide their socket, so that an idle one could not be checked.
+var errNotOurs = errors.New("http1: request left to the wrapped round tripper")
 
 // errHandshakeTimeout is the error of a TLS handshake that took longer than
 // the *http.Transport's TLSHandshakeTimeout, as net/http words it.
@@ -38,18 +42,19 @@ type conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	tls    *tls.ConnectionState // for every response's TLS field; nil for http
-	key    string               // scheme://host:port, the pool's key
+	key    hostKey              // the pool's key
 	reused bool                 // taken from the pool, not dialled for this request
 	timer  *time.Timer          // closes the connection when idle too long
 }
 
-// conn returns a live connection to key: a pooled one the server has not
+// conn returns a live connection for req: a pooled one the server has not
 // closed, or a new one.
-func (t *Transport) conn(ctx context.Context, key string, u *url.URL) (*conn, error) {
+func (t *Transport) conn(ctx context.Context, req *http.Request) (*conn, error) {
+	key := hostKey{req.URL.Scheme, req.URL.Host}
 	for {
 		c := t.pool.get(key)
 		if c == nil {
-			return t.dial(ctx, key, u)
+			return t.dial(ctx, key, req)
 		}
 		if c.idle() {
 			c.reused = true
@@ -80,13 +85,22 @@ func (c *conn) idle() bool {
 	return n == 0 && errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// dial connects to u's host with the dialer of the *http.Transport
-// underneath and, for https, its TLS configuration, offering only HTTP/1.1.
-func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, error) {
+// dial connects to req's host with the dialer of the *http.Transport
+// underneath and, for https, its TLS configuration, offering only
+// HTTP/1.1. A host the *http.Transport would reach through a proxy is left
+// to it (errNotOurs): a pooled connection was dialled directly, so only a
+// dial needs to ask.
+func (t *Transport) dial(ctx context.Context, key hostKey, req *http.Request) (*conn, error) {
+	u := req.URL
 	t.refresh(u)
 	base := Base(t.next)
 	if base == nil {
-		return nil, errNoPeek
+		return nil, errNotOurs
+	}
+	if base.Proxy != nil {
+		if p, err := base.Proxy(req); err != nil || p != nil {
+			return nil, errNotOurs
+		}
 	}
 	addr := canonicalAddr(u)
 	dial := base.DialContext
@@ -108,7 +122,7 @@ func (t *Transport) dial(ctx context.Context, key string, u *url.URL) (*conn, er
 	if !ok || err != nil {
 		_ = nc.Close()
 		t.fallback.Store(true)
-		return nil, errNoPeek
+		return nil, errNotOurs
 	}
 	var state *tls.ConnectionState
 	if u.Scheme == "https" {

@@ -3,7 +3,6 @@ package http1
 import (
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 )
@@ -42,13 +41,5 @@ func TestHandles(t *testing.T) {
 		if got := rt.handles(req); got != tc.want {
 			t.Errorf("handles(%s %s, header %q) = %v, want %v", tc.method, tc.url, tc.header, got, tc.want)
 		}
-	}
-}
-
-func TestHandlesNothingThroughAProxy(t *testing.T) {
-	proxied, _ := New(&http.Transport{Proxy: func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy:3128") }}, Options{})
-	req, _ := http.NewRequest("GET", "https://h/api", nil)
-	if proxied.handles(req) {
-		t.Fatal("a request to be sent through a proxy was handled")
 	}
 }

@@ -11,16 +11,16 @@ import (
 type pool struct {
 	opts Options
 	mu   sync.Mutex
-	idle map[string][]*conn
+	idle map[hostKey][]*conn
 }
 
 func (p *pool) init(opts Options) {
 	p.opts = opts
-	p.idle = make(map[string][]*conn)
+	p.idle = make(map[hostKey][]*conn)
 }
 
 // get takes the most recently used idle connection to key, or returns nil.
-func (p *pool) get(key string) *conn {
+func (p *pool) get(key hostKey) *conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	l := p.idle[key]
@@ -76,7 +76,7 @@ func (p *pool) expire(c *conn) {
 func (p *pool) closeIdle() {
 	p.mu.Lock()
 	idle := p.idle
-	p.idle = make(map[string][]*conn)
+	p.idle = make(map[hostKey][]*conn)
 	p.mu.Unlock()
 	for _, l := range idle {
 		for _, c := range l {

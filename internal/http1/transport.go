@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -43,9 +42,6 @@ type Transport struct {
 	// socket (a dialer that wraps connections), so that idle connections
 	// cannot be checked: every request then goes to next.
 	fallback atomic.Bool
-	// direct caches, per scheme and host, whether the proxy function
-	// sends requests there directly (true) or through a proxy.
-	direct sync.Map
 }
 
 // New returns a Transport over next, which must be an *http.Transport or
@@ -93,17 +89,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
-		closeBody(req)
+		_ = closeBody(req)
 		return nil, context.Cause(ctx)
 	}
-	key := req.URL.Scheme + "://" + canonicalAddr(req.URL)
 	for attempt := 0; ; attempt++ {
-		c, err := t.conn(ctx, key, req.URL)
-		if errors.Is(err, errNoPeek) {
+		c, err := t.conn(ctx, req)
+		if errors.Is(err, errNotOurs) {
 			return t.next.RoundTrip(req)
 		}
 		if err != nil {
-			closeBody(req)
+			_ = closeBody(req)
 			return nil, err
 		}
 		resp, err := c.exchange(ctx, req, t)
@@ -188,10 +183,7 @@ func (t *Transport) handles(req *http.Request) bool {
 	if h.Get("Upgrade") != "" || h.Get("Expect") != "" || h.Get("Connection") != "" {
 		return false
 	}
-	if streams(req.URL) {
-		return false
-	}
-	return t.isDirect(req)
+	return !streams(req.URL)
 }
 
 // streams reports whether u asks for a response that stays open: a watch
@@ -209,28 +201,6 @@ func streams(u *url.URL) bool {
 		}
 	}
 	return false
-}
-
-// isDirect reports whether the *http.Transport underneath sends req to its
-// host directly, not through a proxy, caching the answer per scheme and
-// host.
-func (t *Transport) isDirect(req *http.Request) bool {
-	key := req.URL.Scheme + "://" + req.URL.Host
-	if v, ok := t.direct.Load(key); ok {
-		return v.(bool)
-	}
-	base := Base(t.next)
-	if base == nil {
-		return false
-	}
-	if base.Proxy == nil {
-		t.direct.Store(key, true)
-		return true
-	}
-	p, err := base.Proxy(req)
-	direct := err == nil && p == nil
-	t.direct.Store(key, direct)
-	return direct
 }
 
 // repeatable reports whether req may be sent again after err on a reused
@@ -259,10 +229,11 @@ func canonicalAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-func closeBody(req *http.Request) {
-	if req.Body != nil {
-		_ = req.Body.Close()
+func closeBody(req *http.Request) error {
+	if req.Body == nil {
+		return nil
 	}
+	return req.Body.Close()
 }
 
 // WrappedRoundTripper returns the round tripper the Transport wraps, for

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/steadyctl/steady/internal/http1"
+	"github.com/steadyctl/steady/testenv"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -105,17 +107,6 @@ func echo(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, r.Method+" "+r.Proto+" "+string(b))
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func TestExchangesReuseOneConnection(t *testing.T) {
 	s := newServer(t, echo)
 	rt := s.transport(t, http1.Options{})
@@ -179,7 +170,7 @@ func TestServerClosedIdleConnectionIsNotUsed(t *testing.T) {
 	for i := range 5 {
 		do(t, rt, request(t, http.MethodPut, s.URL, "v"))
 		s.CloseClientConnections()
-		eventually(t, "the server to close the connection", func() bool { return s.closed.Load() == int32(i+1) })
+		testenv.Eventually(t, 10*time.Second, "the server to close the connection", func() bool { return s.closed.Load() == int32(i+1) })
 	}
 	if _, got := do(t, rt, request(t, http.MethodPut, s.URL, "last")); got != "PUT HTTP/1.1 last" {
 		t.Fatalf("answered %q", got)
@@ -488,7 +479,7 @@ func TestIdleTimeout(t *testing.T) {
 	s := newServer(t, echo)
 	rt := s.transport(t, http1.Options{IdleTimeout: 20 * time.Millisecond})
 	do(t, rt, request(t, http.MethodGet, s.URL, ""))
-	eventually(t, "the idle connection to be closed", func() bool { return s.closed.Load() == 1 })
+	testenv.Eventually(t, 10*time.Second, "the idle connection to be closed", func() bool { return s.closed.Load() == 1 })
 	do(t, rt, request(t, http.MethodGet, s.URL, ""))
 	if n := s.opened.Load(); n != 2 {
 		t.Fatalf("opened %d connections, want 2", n)
@@ -512,7 +503,7 @@ func TestMaxIdlePerHost(t *testing.T) {
 	inFlight.Wait()
 	close(block)
 	wg.Wait()
-	eventually(t, "the surplus connections to be closed", func() bool { return s.closed.Load() == 2 })
+	testenv.Eventually(t, 10*time.Second, "the surplus connections to be closed", func() bool { return s.closed.Load() == 2 })
 }
 
 // wrapped hides the TCP connection's socket, as client-go's certificate
@@ -544,10 +535,9 @@ func TestDialerHidingTheSocketFallsBack(t *testing.T) {
 // Requests the Transport leaves to net/http still work through it.
 func TestStreamsGoToTheBase(t *testing.T) {
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		for i := range 3 {
+		for range 3 {
 			_, _ = io.WriteString(w, "event\n")
 			_ = http.NewResponseController(w).Flush()
-			_ = i
 		}
 	})
 	rt := s.transport(t, http1.Options{})
@@ -625,3 +615,43 @@ func TestNewFindsTheTransportUnderWrappers(t *testing.T) {
 type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// proxied stands for client-go's wrapper over an *http.Transport whose
+// Proxy sends every request through a proxy: it answers in the proxy's
+// place and counts the requests it is given.
+type proxied struct {
+	base *http.Transport
+	seen atomic.Int32
+}
+
+func (p *proxied) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := r.Context().Err(); err != nil {
+		return nil, err // the Transport's refresh before a dial
+	}
+	p.seen.Add(1)
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader("via proxy")), Request: r}, nil
+}
+
+func (p *proxied) WrappedRoundTripper() http.RoundTripper { return p.base }
+
+// A host the *http.Transport reaches through a proxy is left to it: the
+// Transport dials nothing.
+func TestProxiedHostsGoToTheWrapped(t *testing.T) {
+	s := newServer(t, echo)
+	base := s.Client().Transport.(*http.Transport).Clone()
+	base.Proxy = func(*http.Request) (*url.URL, error) { return url.Parse("http://proxy.invalid:3128") }
+	next := &proxied{base: base}
+	rt := newTransport(t, next, http1.Options{})
+	defer rt.CloseIdleConnections()
+	for range 2 {
+		if _, got := do(t, rt, request(t, http.MethodPut, s.URL, "v")); got != "via proxy" {
+			t.Fatalf("answered %q, want the proxy's answer", got)
+		}
+	}
+	if n := next.seen.Load(); n != 2 {
+		t.Fatalf("the wrapped round tripper saw %d requests, want 2", n)
+	}
+	if n := s.opened.Load(); n != 0 {
+		t.Fatalf("the Transport opened %d connections to a proxied host, want 0", n)
+	}
+}

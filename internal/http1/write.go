@@ -18,7 +18,7 @@ import (
 // sorting of the header and a copy of the header for gzip.
 func writeRequest(bw *bufio.Writer, req *http.Request, gz bool) (err error) {
 	defer func() {
-		if cerr := closeRequestBody(req); err == nil {
+		if cerr := closeBody(req); err == nil {
 			err = cerr
 		}
 	}()
@@ -113,13 +113,6 @@ func copyBody(bw *bufio.Writer, body io.Reader, n int64) error {
 		return fmt.Errorf("http: ContentLength=%d with Body length %d", n, n+int64(m))
 	}
 	return nil
-}
-
-func closeRequestBody(req *http.Request) error {
-	if req.Body == nil {
-		return nil
-	}
-	return req.Body.Close()
 }
 
 func writeField(bw *bufio.Writer, name, value string) {
