@@ -31,20 +31,25 @@ type (
 
 var gadgetGV = gadgetGVK.GroupVersion()
 
-// exchange is one request to the gadgets resource and its answer's content
-// types.
+// exchange is one request to a resource and its answer's content types.
 type exchange struct{ method, path, sent, answered string }
 
-// recorder notes the content types of the gadgets requests through it.
+// recorder notes the content types of the requests through it to
+// resource ("gadgets" if empty).
 type recorder struct {
-	mu  sync.Mutex
-	log []exchange
+	resource string
+	mu       sync.Mutex
+	log      []exchange
 }
 
 func (r *recorder) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(req)
-		if err == nil && strings.Contains(req.URL.Path, "/gadgets") {
+		resource := r.resource
+		if resource == "" {
+			resource = "gadgets"
+		}
+		if err == nil && strings.Contains(req.URL.Path, "/"+resource) {
 			r.mu.Lock()
 			r.log = append(r.log, exchange{req.Method, req.URL.Path, mediaType(req.Header.Get("Content-Type")), mediaType(resp.Header.Get("Content-Type"))})
 			r.mu.Unlock()

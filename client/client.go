@@ -35,6 +35,7 @@ type Client[T object.Object] struct {
 	newObj     func() T
 	newList    func() (runtime.Object, error) // for live lists
 	form       form
+	proto      *protoWire      // nil unless typed protobuf
 	scope      []string        // the namespaces reads may name; nil for any
 	wait       time.Duration   // the factory's sync timeout
 	started    <-chan struct{} // closed once the factory runs its informers

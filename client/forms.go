@@ -107,6 +107,9 @@ func newClient[T object.Object](f *informer.Factory, gvk schema.GroupVersionKind
 		wait:       f.SyncTimeout(),
 		started:    f.Started(),
 	}
+	if a.form == formTyped {
+		cl.proto = newProtoWire[T](gvk, rc, c.ProtobufFor(gvk.GroupVersion()))
+	}
 	if f.Kind(gvk.GroupKind()).Uncached {
 		if cl.scope, err = f.NamespacesFor(gvk, namespace); err != nil {
 			return nil, fmt.Errorf("client: %w", err)

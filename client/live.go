@@ -34,8 +34,7 @@ func (l Live[T]) List(ctx context.Context, opts ...ListOption) ([]T, error) {
 }
 
 func (c *Client[T]) getLive(ctx context.Context, namespace, name string) (T, error) {
-	req := c.rest.Get().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).Name(name)
-	return c.do(ctx, req, "get", namespace, name)
+	return c.do(ctx, c.at(c.rest.Get(), namespace, name, ""), "get", namespace, name)
 }
 
 // metadataListAccept asks the API server for a list of metadata only.

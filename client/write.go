@@ -18,7 +18,7 @@ func (c *Client[T]) Create(ctx context.Context, obj T, opts ...metav1.CreateOpti
 		return zero, err
 	}
 	return c.send(ctx, obj, "create", func() *rest.Request {
-		return withOptions(c.rest.Post().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource), opts, c.params)
+		return withOptions(c.atCollection(c.rest.Post(), obj.GetNamespace()), opts, c.params)
 	})
 }
 
@@ -53,8 +53,7 @@ func (c *Client[T]) PatchStatus(ctx context.Context, namespace, name string, pt 
 // Delete deletes namespace/name. Deleting an object that is already gone
 // returns a NotFound API error.
 func (c *Client[T]) Delete(ctx context.Context, namespace, name string, opts ...metav1.DeleteOptions) error {
-	res := c.rest.Delete().NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name).Body(first(opts)).Do(ctx)
+	res := c.at(c.rest.Delete(), namespace, name, "").Body(first(opts)).Do(ctx)
 	if err := res.Error(); err != nil {
 		return fmt.Errorf("delete %s %s: %w", c.resource, objectKey(namespace, name), err)
 	}
@@ -88,22 +87,16 @@ func (c *Client[T]) put(ctx context.Context, obj T, sub string, opts []metav1.Up
 		verb = "update " + sub + " of"
 	}
 	return c.send(ctx, obj, verb, func() *rest.Request {
-		req := withOptions(c.rest.Put().NamespaceIfScoped(obj.GetNamespace(), c.namespaced).Resource(c.resource.Resource).
-			Name(obj.GetName()), opts, c.params)
-		if sub != "" {
-			req = req.SubResource(sub)
-		}
-		return req
+		return withOptions(c.at(c.rest.Put(), obj.GetNamespace(), obj.GetName(), sub), opts, c.params)
 	})
 }
 
 // patch sends a patch of namespace/name or its subresource sub; verb
 // ("patch", "apply") is for errors.
 func (c *Client[T]) patch(ctx context.Context, verb, namespace, name, sub string, pt types.PatchType, data []byte, opts []metav1.PatchOptions) (T, error) {
-	req := withOptions(c.rest.Patch(pt).NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource).
-		Name(name), opts, c.params).Body(data)
+	req := withOptions(c.at(c.rest.Patch(pt), namespace, name, sub), opts, c.params).Body(data)
 	if sub != "" {
-		req, verb = req.SubResource(sub), verb+" "+sub+" of"
+		verb += " " + sub + " of"
 	}
 	return c.write(ctx, req, verb, namespace, name)
 }
@@ -111,7 +104,13 @@ func (c *Client[T]) patch(ctx context.Context, verb, namespace, name, sub string
 // do sends req and decodes the answer; namespace and name are for errors.
 func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, name string) (T, error) {
 	out := c.newObj()
-	if err := req.Do(ctx).Into(out); err != nil {
+	var err error
+	if c.proto != nil {
+		err = c.proto.into(req.Do(ctx), out)
+	} else {
+		err = req.Do(ctx).Into(out)
+	}
+	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(namespace, name), err)
 	}
@@ -124,7 +123,13 @@ func (c *Client[T]) do(ctx context.Context, req *rest.Request, verb, namespace, 
 // is for errors.
 func (c *Client[T]) send(ctx context.Context, obj T, verb string, build func() *rest.Request) (T, error) {
 	out := c.newObj()
-	if err := cborwire.Do(ctx, c.rest, obj, out, build); err != nil {
+	var err error
+	if c.proto != nil {
+		err = c.proto.send(ctx, build(), obj, out)
+	} else {
+		err = cborwire.Do(ctx, c.rest, obj, out, build)
+	}
+	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("%s %s %s: %w", verb, c.resource, objectKey(obj.GetNamespace(), obj.GetName()), err)
 	}

@@ -1,7 +1,5 @@
 package protowatch
 
-import "fmt"
-
 // List decodes a kind's lists. It is safe for concurrent use.
 //
 // It leaves managedFields in: cutting them from a list's bytes takes a
@@ -18,15 +16,5 @@ func NewList(kind string) *List { return &List{name: kind} }
 // It reports false, and leaves list alone, when body holds another kind
 // (a Status): client-go's decoder knows what to make of that.
 func (l *List) Decode(body []byte, list Object) (bool, error) {
-	kind, raw, err := unwrap(body)
-	if err != nil {
-		return false, fmt.Errorf("protowatch: %s: %w", l.name, err)
-	}
-	if string(kind) != l.name {
-		return false, nil
-	}
-	if err := list.Unmarshal(raw); err != nil {
-		return false, fmt.Errorf("protowatch: %s: %w", l.name, err)
-	}
-	return true, nil
+	return Decode(body, l.name, list)
 }
