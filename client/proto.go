@@ -35,12 +35,16 @@ func newProtoWire[T object.Object](gvk schema.GroupVersionKind, rc rest.Interfac
 	}); !ok || !protobuf {
 		return nil
 	}
-	if _, ok := rc.(*rest.RESTClient); !ok {
+	c, ok := rc.(*rest.RESTClient)
+	if !ok {
 		return nil
 	}
 	prefix := "/apis/" + gvk.Group + "/" + gvk.Version
 	if gvk.Group == "" {
 		prefix = "/api/" + gvk.Version
+	}
+	if c.Get().URL().Path != c.Get().AbsPath(prefix).URL().Path {
+		return nil // a client of another API path: leave paths to client-go
 	}
 	return &protoWire{apiVersion: gvk.GroupVersion().String(), kind: gvk.Kind, prefix: prefix}
 }

@@ -69,9 +69,30 @@ func TestProtoWireOnlyForTypedProtobuf(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Go type without protobuf code, or a REST client whose paths are not
+// the group version's usual ones, gets no protoWire.
+func TestProtoWireNeedsProtobufCodeAndTheAPIPath(t *testing.T) {
 	gadget := schema.GroupVersionKind{Group: "client.steady.dev", Version: "v1", Kind: "Gadget"}
 	if newProtoWire[*testkit.Gadget](gadget, &rest.RESTClient{}, true) != nil {
 		t.Fatal("a Go type without protobuf code gets a protoWire")
+	}
+	other, err := rest.RESTClientFor(&rest.Config{Host: "https://example.com", APIPath: "/elsewhere",
+		ContentConfig: rest.ContentConfig{GroupVersion: &corev1.SchemeGroupVersion, NegotiatedSerializer: clientgoscheme.Codecs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newProtoWire[*corev1.ConfigMap](corev1.SchemeGroupVersion.WithKind("ConfigMap"), other, true) != nil {
+		t.Fatal("a REST client of another API path gets a protoWire")
+	}
+	usual, err := rest.RESTClientFor(&rest.Config{Host: "https://example.com/prefix", APIPath: "/api",
+		ContentConfig: rest.ContentConfig{GroupVersion: &corev1.SchemeGroupVersion, NegotiatedSerializer: clientgoscheme.Codecs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newProtoWire[*corev1.ConfigMap](corev1.SchemeGroupVersion.WithKind("ConfigMap"), usual, true) == nil {
+		t.Fatal("a REST client of the usual API path under a host prefix gets no protoWire")
 	}
 }
 
