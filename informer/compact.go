@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/steadyctl/steady/internal/protowatch"
 	"github.com/steadyctl/steady/object"
 )
 
 // A compact Cache (WithCompact; the default) keeps each object
 // encoded — a ConfigMap's protobuf, with the map entry that holds it,
 // takes about 40% of the heap of the decoded object — together with the values its indexes extracted
-// when it was stored, and decodes on every read. A read therefore returns
-// an object of the caller's own, safe to modify, where a shared cache
-// returns the object every reader and handler shares.
+// when it was stored, and decodes on every read. A built-in kind's object
+// cached just as its protobuf watch decoded it is kept as the bytes it was
+// decoded from (see useWireEncodings): the bytes encoding it would give,
+// plus any field a newer server sent that this client does not know (and
+// decoding skips). A read therefore returns an object of the caller's
+// own, safe to modify, where a shared cache returns the object every
+// reader and handler shares.
 //
 // It also keeps the last recentSize objects a watch event stored decoded:
 // the objects the reflector produced, which handlers got in their events.
@@ -33,6 +38,9 @@ const recentSize = 256
 // compactStore is a compact Cache's objects. The cache's mutex guards it.
 type compactStore[T object.Object] struct {
 	codec *codec[T]
+	// wire, if set, holds the encodings of watched objects as their
+	// decoder read them (see useWireEncodings), taken instead of encoding.
+	wire  *protowatch.Encodings
 	items map[string][]byte // never modified once stored: readers decode outside the lock
 	// recent is a ring of the last objects watch events stored, decoded,
 	// found by key through slot. An object leaves it when recentSize newer
@@ -97,9 +105,10 @@ func (s *compactStore[T]) shared(r ref[T]) (T, error) {
 // encodes to the same bytes (an unchanged object, which a relist sends
 // again), and the bytes stored.
 func (s *compactStore[T]) put(key string, obj T, recent bool) (old ref[T], existed, same bool, data []byte, err error) {
-	data, err = s.codec.encode(obj)
-	if err != nil {
-		return old, false, false, nil, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
+	if data = s.fromWire(obj); data == nil {
+		if data, err = s.codec.encode(obj); err != nil {
+			return old, false, false, nil, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
+		}
 	}
 	old, existed = s.ref(key)
 	same = existed && bytes.Equal(s.items[key], data)
@@ -110,6 +119,15 @@ func (s *compactStore[T]) put(key string, obj T, recent bool) (old ref[T], exist
 		s.forget(key) // its decoded state is no longer the cached one
 	}
 	return old, existed, same, data, nil
+}
+
+// fromWire takes obj's encoding from its watch decoder, or returns nil.
+// An object with apiVersion and kind set is not one the decoder made.
+func (s *compactStore[T]) fromWire(obj T) []byte {
+	if s.wire == nil || !obj.GetObjectKind().GroupVersionKind().Empty() {
+		return nil
+	}
+	return s.wire.Take(obj.GetResourceVersion(), obj.GetNamespace(), obj.GetName())
 }
 
 func (s *compactStore[T]) remember(key string, obj T) {

@@ -82,3 +82,44 @@ func (w *wireForm) list(res rest.Result, list runtime.Object) (bool, error) {
 	}
 	return w.lists.Decode(body, list.(protowatch.Object))
 }
+
+// useWireEncodings lets a compact cache of protobuf take each watched
+// object's encoding from its decoder (protowatch.Encodings) instead of
+// encoding the object again, when the cache gets objects exactly as
+// decoded: no transform but dropping managed fields, which the decoder
+// did already, and no shard filter, which would leave encodings nobody
+// takes. Otherwise it stops the decoders keeping them. inf.mu is held.
+func (inf *Informer[T]) useWireEncodings() {
+	c := inf.cache
+	use := c.compact != nil && c.compact.codec.form == "protobuf" &&
+		inf.transform == nil && inf.kindTransform == nil && inf.shardSelector == ""
+	var kinds []*protowatch.Kind
+	for _, src := range inf.sources {
+		lw := src.lw
+		if s, ok := lw.(*selectingLW); ok {
+			lw = s.lw // the server selects: every object it sends is cached
+		}
+		typed, ok := lw.(*typedLW)
+		if !ok || typed.wire == nil {
+			use = false
+			continue
+		}
+		kinds = append(kinds, typed.wire.kind)
+		use = use && typed.wire.kind.DropsManagedFields() == inf.dropManaged
+	}
+	var table *protowatch.Encodings
+	if c.compact != nil {
+		c.mu.Lock()
+		switch {
+		case !use:
+			c.compact.wire = nil // what a decoder kept may not be what is cached now
+		case c.compact.wire == nil:
+			c.compact.wire = protowatch.NewEncodings()
+		}
+		table = c.compact.wire
+		c.mu.Unlock()
+	}
+	for _, k := range kinds {
+		k.KeepEncodings(table)
+	}
+}

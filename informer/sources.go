@@ -77,6 +77,7 @@ func (v namespaceView[T]) GetByKey(key string) (T, bool) { return v.c.GetByKey(k
 
 // reflectors makes a reflector per source. inf.mu is held.
 func (inf *Informer[T]) reflectors() ([]*reflector.Reflector[T], error) {
+	inf.useWireEncodings()
 	user := inf.errHandler
 	transform := inf.transformFunc()
 	out := make([]*reflector.Reflector[T], 0, len(inf.sources))

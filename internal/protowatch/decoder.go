@@ -2,10 +2,12 @@ package protowatch
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +26,7 @@ type Kind struct {
 	name        string
 	newObject   func() Object
 	dropManaged bool // and newObject's objects have their ObjectMeta at field 1
+	encodings   atomic.Pointer[Encodings]
 }
 
 // NewKind returns the Kind named kind ("ConfigMap"), whose objects
@@ -34,6 +37,15 @@ func NewKind(kind string, newObject func() Object, dropManagedFields bool) *Kind
 	return &Kind{name: kind, newObject: newObject,
 		dropManaged: dropManagedFields && metadataFirst(newObject()) && metaOf(newObject()) != nil}
 }
+
+// DropsManagedFields reports whether k's objects come out without
+// metadata.managedFields.
+func (k *Kind) DropsManagedFields() bool { return k.dropManaged }
+
+// KeepEncodings makes k's decoders keep the encoding of each object of an
+// ADDED or MODIFIED event in e from then on (nil: no longer), for a
+// compact cache of the objects exactly as decoded to take.
+func (k *Kind) KeepEncodings(e *Encodings) { k.encodings.Store(e) }
 
 // maxFrame is the largest watch event read, as client-go's limit: the API
 // server stores objects of about 1.5 MiB at most.
@@ -135,8 +147,18 @@ func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	obj, err := d.kind.decode(inner)
-	return et, obj, err
+	e := d.kind.encodings.Load()
+	keep := e != nil && (et == watch.Added || et == watch.Modified)
+	obj, enc, err := d.kind.decode(inner, keep)
+	if err != nil {
+		return "", nil, err
+	}
+	if enc != nil {
+		if m := metaOf(obj.(Object)); m != nil {
+			e.keep(m.ResourceVersion, m.Namespace, m.Name, enc)
+		}
+	}
+	return et, obj, nil
 }
 
 var eventTypes = map[string]watch.EventType{
@@ -145,30 +167,32 @@ var eventTypes = map[string]watch.EventType{
 }
 
 // decode decodes b, an Unknown around one of k's objects or around a
-// Status (an ERROR event's).
-func (k *Kind) decode(b []byte) (runtime.Object, error) {
+// Status (an ERROR event's). With encode it also returns a copy of the
+// object's protobuf (without managedFields if k drops them: the bytes of
+// the object returned), or nil if it has none.
+func (k *Kind) decode(b []byte, encode bool) (obj runtime.Object, enc []byte, err error) {
 	kind, raw, err := unwrap(b)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch string(kind) {
 	case k.name:
 		obj := k.newObject()
 		if k.dropManaged {
-			err = unmarshalWithoutManaged(obj, metaOf(obj), raw)
-		} else {
-			err = obj.Unmarshal(raw)
+			enc, err = unmarshalWithoutManaged(obj, metaOf(obj), raw, encode)
+		} else if err = obj.Unmarshal(raw); encode {
+			enc = bytes.Clone(raw) // raw is the frame buffer's, read into again
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k.name, err)
+			return nil, nil, fmt.Errorf("%s: %w", k.name, err)
 		}
-		return obj, nil
+		return obj, enc, nil
 	case "Status":
 		status := &metav1.Status{}
 		if err := status.Unmarshal(raw); err != nil {
-			return nil, fmt.Errorf("the Status of an ERROR event: %w", err)
+			return nil, nil, fmt.Errorf("the Status of an ERROR event: %w", err)
 		}
-		return status, nil
+		return status, nil, nil
 	}
-	return nil, fmt.Errorf("object of kind %q, want %s", kind, k.name)
+	return nil, nil, fmt.Errorf("object of kind %q, want %s", kind, k.name)
 }

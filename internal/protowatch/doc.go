@@ -28,4 +28,9 @@
 // It decodes the object's fields around them in runs, which protobuf's
 // field-by-field decoding makes the same as decoding the object whole
 // without them, so they are neither copied nor allocated.
+//
+// A Kind given Encodings also keeps each watched object's own bytes, those
+// cuts made, for a compact cache to store instead of encoding the object
+// again; Encode and Decode write a request body and read an answer of one
+// object, for package client.
 package protowatch

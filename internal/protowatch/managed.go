@@ -43,44 +43,88 @@ func metaOf(obj Object) *metav1.ObjectMeta {
 // its metadata's but managedFields into meta) makes the object one
 // Unmarshal of b would, without them: no copy of b, and no managedFields
 // entry allocated only to be dropped.
-func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte) error {
+//
+// With encode it also returns the object's protobuf without them, a new
+// slice made from the runs it decoded; nil in the odd case of several
+// metadata fields or many runs, which the API server does not send.
+func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte, encode bool) ([]byte, error) {
 	run := 0 // the start of the fields not yet decoded
+	metaAt, metaSize, metas := 0, 0, 0
+	var kept metaRuns
 	for i := 0; i < len(b); {
 		f, err := next(b[i:])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if f.num == metadataField && f.wire == wireBytes {
 			if err := unmarshalRun(obj, b[run:i]); err != nil {
-				return err
+				return nil, err
 			}
-			if err := unmarshalMeta(meta, f.val); err != nil {
-				return err
+			if kept, err = unmarshalMeta(meta, f.val); err != nil {
+				return nil, err
 			}
 			run = i + f.size
+			metaAt, metaSize, metas = i, f.size, metas+1
 		}
 		i += f.size
 	}
-	return unmarshalRun(obj, b[run:])
+	if err := unmarshalRun(obj, b[run:]); err != nil {
+		return nil, err
+	}
+	if !encode || metas != 1 || kept.n > len(kept.runs) {
+		return nil, nil
+	}
+	n := 0
+	for _, r := range kept.runs[:kept.n] {
+		n += len(r)
+	}
+	out := make([]byte, 0, len(b)-metaSize+fieldSize(metadataField, n))
+	out = append(out, b[:metaAt]...)
+	out = appendTag(out, metadataField, n)
+	for _, r := range kept.runs[:kept.n] {
+		out = append(out, r...)
+	}
+	return append(out, b[metaAt+metaSize:]...), nil
 }
 
-// unmarshalMeta decodes ObjectMeta b into meta without managedFields.
-func unmarshalMeta(meta *metav1.ObjectMeta, b []byte) error {
+// metaRuns are the runs of an ObjectMeta's fields around its
+// managedFields entries; n counts them all, even past len(runs).
+type metaRuns struct {
+	runs [4][]byte
+	n    int
+}
+
+func (m *metaRuns) add(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if m.n < len(m.runs) {
+		m.runs[m.n] = b
+	}
+	m.n++
+}
+
+// unmarshalMeta decodes ObjectMeta b into meta without managedFields, and
+// returns the runs of b it decoded.
+func unmarshalMeta(meta *metav1.ObjectMeta, b []byte) (metaRuns, error) {
+	var kept metaRuns
 	run := 0
 	for i := 0; i < len(b); {
 		f, err := next(b[i:])
 		if err != nil {
-			return err
+			return kept, err
 		}
 		if f.num == managedFieldsField {
 			if err := unmarshalRun(meta, b[run:i]); err != nil {
-				return err
+				return kept, err
 			}
+			kept.add(b[run:i])
 			run = i + f.size
 		}
 		i += f.size
 	}
-	return unmarshalRun(meta, b[run:])
+	kept.add(b[run:])
+	return kept, unmarshalRun(meta, b[run:])
 }
 
 func unmarshalRun(m interface{ Unmarshal([]byte) error }, b []byte) error {

@@ -1,0 +1,75 @@
+package protowatch
+
+import "sync"
+
+// Encodings holds the protobuf of objects a Kind decoded from watch
+// events, for a compact cache that keeps objects encoded: it takes an
+// object's encoding from here instead of encoding the object again (an
+// eighth of the CPU of an informer's initial sync). An encoding is the
+// object's bytes as the server sent them, without managedFields if the
+// Kind drops them, cut out while decoding: bytes that decode to the
+// object the Kind made from them.
+//
+// An encoding is found by the object's resourceVersion, and given out only
+// for the object of that namespace and name, so an object other than the
+// one decoded never gets another's bytes. One nobody takes (a list that
+// failed half way, say) is dropped after a generation more have been
+// kept, so the table stays bounded. It is safe for concurrent use.
+type Encodings struct {
+	mu        sync.Mutex
+	cur, prev map[string]encoding
+	gen       int
+}
+
+type encoding struct {
+	namespace, name string
+	data            []byte
+}
+
+// defaultGeneration is how many encodings are kept before the older half
+// of the table goes: more than a cache is ever behind its watch in
+// practice, a few megabytes at most if nobody takes them.
+const defaultGeneration = 4096
+
+// NewEncodings returns an empty table.
+func NewEncodings() *Encodings { return newEncodings(defaultGeneration) }
+
+func newEncodings(gen int) *Encodings {
+	return &Encodings{cur: make(map[string]encoding), gen: gen}
+}
+
+func (e *Encodings) keep(rv, namespace, name string, data []byte) {
+	if rv == "" {
+		return
+	}
+	e.mu.Lock()
+	if len(e.cur) >= e.gen {
+		e.prev, e.cur = e.cur, make(map[string]encoding, e.gen)
+	}
+	e.cur[rv] = encoding{namespace: namespace, name: name, data: data}
+	e.mu.Unlock()
+}
+
+// Take returns, and forgets, the encoding kept for the object of
+// namespace and name at resourceVersion rv, or nil. The caller owns it.
+func (e *Encodings) Take(rv, namespace, name string) []byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, m := range [2]map[string]encoding{e.cur, e.prev} {
+		if enc, ok := m[rv]; ok {
+			delete(m, rv)
+			if enc.namespace == namespace && enc.name == name {
+				return enc.data
+			}
+			return nil // another object's: of no use to anyone now
+		}
+	}
+	return nil
+}
+
+// Len returns how many encodings are waiting to be taken.
+func (e *Encodings) Len() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.cur) + len(e.prev)
+}

@@ -1,0 +1,178 @@
+package protowatch_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/steadyctl/steady/internal/protowatch"
+)
+
+// The encodings kept are those of the objects of ADDED and MODIFIED
+// events, exactly as decoded: with and without managedFields, each decodes
+// to its event's object, and without them it is the object's own protobuf.
+func TestEncodingsDecodeToTheObjects(t *testing.T) {
+	stream := encodeStream(t, events())
+	for _, drop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("drop=%v", drop), func(t *testing.T) {
+			k := configMapKind(drop)
+			e := protowatch.NewEncodings()
+			k.KeepEncodings(e)
+			got := drain(k.Watch(body(stream)))
+			if n := e.Len(); n != 2 {
+				t.Fatalf("%d encodings kept, want 2 (the ADDED and MODIFIED events')", n)
+			}
+			for _, ev := range got[:2] {
+				cm := ev.Object.(*corev1.ConfigMap)
+				data := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name)
+				if data == nil {
+					t.Fatalf("%s event: no encoding kept", ev.Type)
+				}
+				var back corev1.ConfigMap
+				if err := back.Unmarshal(data); err != nil {
+					t.Fatalf("%s event: encoding does not decode: %v", ev.Type, err)
+				}
+				if !reflect.DeepEqual(&back, cm) {
+					t.Fatalf("%s event: encoding decodes to\n%#v\nwant\n%#v", ev.Type, &back, cm)
+				}
+				own, err := cm.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(data, own) {
+					t.Fatalf("%s event: the encoding is not the object's protobuf", ev.Type)
+				}
+			}
+			if n := e.Len(); n != 0 {
+				t.Fatalf("%d encodings left after taking both", n)
+			}
+		})
+	}
+}
+
+// An object whose managedFields entries lie apart among its metadata's
+// fields (protobuf allows it; the API server writes them last) still gets
+// an encoding without any of them that decodes to the object.
+func TestEncodingsCutEveryManagedFieldsRun(t *testing.T) {
+	// Concatenated messages merge: this ObjectMeta has managedFields, then
+	// an annotation, then managedFields again (and its strings thrice,
+	// which generated code always writes).
+	var meta []byte
+	for _, m := range []metav1.ObjectMeta{
+		{ManagedFields: managed("one")},
+		{Annotations: map[string]string{"x": "y"}},
+		{ManagedFields: managed("two")},
+	} {
+		m.Name, m.Namespace, m.ResourceVersion = "a", "ns", "10"
+		b, err := m.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta = append(meta, b...)
+	}
+	raw := binary.AppendUvarint([]byte{0x0a}, uint64(len(meta))) // metadata, field 1
+	raw = append(raw, meta...)
+	raw = append(raw, 0x12, 6, 0x0a, 1, 'k', 0x12, 1, 'v') // data, field 2: {k: v}
+	k := configMapKind(true)
+	e := protowatch.NewEncodings()
+	k.KeepEncodings(e)
+	cm := decodeRaw(t, k, raw)
+	if cm.Annotations["x"] != "y" || cm.ManagedFields != nil || cm.Data["k"] != "v" || cm.Name != "a" {
+		t.Fatalf("decoded %#v", cm)
+	}
+	enc := e.Take("10", "ns", "a")
+	if enc == nil {
+		t.Fatal("no encoding kept")
+	}
+	var back corev1.ConfigMap
+	if err := back.Unmarshal(enc); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, cm) {
+		t.Fatalf("the encoding decodes to\n%#v\nwant\n%#v", &back, cm)
+	}
+
+	// A second metadata field (merged by decoding too) is past what the cut
+	// handles: the object decodes, and no encoding is kept for it.
+	twice := append(raw, raw[:len(raw)-8]...)
+	if cm := decodeRaw(t, k, twice); cm.Annotations["x"] != "y" || cm.ManagedFields != nil {
+		t.Fatalf("decoded %#v", cm)
+	}
+	if e.Len() != 0 {
+		t.Fatal("an encoding was kept for an object with two metadata fields")
+	}
+}
+
+// decodeRaw decodes raw, a ConfigMap's protobuf, as the object of an ADDED
+// event through k.
+func decodeRaw(t *testing.T, k *protowatch.Kind, raw []byte) *corev1.ConfigMap {
+	t.Helper()
+	unknown, err := (&runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Raw: raw}).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := encodeRawStream(t, []metav1.WatchEvent{{Type: string(watch.Added),
+		Object: runtime.RawExtension{Raw: append([]byte("k8s\x00"), unknown...)}}})
+	got := drain(k.Watch(body(stream)))
+	if len(got) != 1 {
+		t.Fatalf("%d events decoded, want 1: %v", len(got), got)
+	}
+	return got[0].Object.(*corev1.ConfigMap)
+}
+
+// An encoding is given only for the object it was kept for, once.
+func TestEncodingsTakeChecksTheObject(t *testing.T) {
+	stream := encodeStream(t, []watch.Event{{Type: watch.Added, Object: configMap("a", "10")}})
+	k := configMapKind(true)
+	e := protowatch.NewEncodings()
+	k.KeepEncodings(e)
+	drain(k.Watch(body(stream)))
+	if e.Take("10", "ns", "b") != nil {
+		t.Fatal("an encoding was given for another object at the same resourceVersion")
+	}
+	if e.Len() != 0 {
+		t.Fatal("a mismatched encoding was kept: it can only be stale")
+	}
+	drain(k.Watch(body(stream)))
+	if e.Take("11", "ns", "a") != nil || e.Take("10", "other", "a") != nil {
+		t.Fatal("an encoding was given for another resourceVersion or namespace")
+	}
+	drain(k.Watch(body(stream)))
+	if e.Take("10", "ns", "a") == nil {
+		t.Fatal("no encoding for the object decoded")
+	}
+	if e.Take("10", "ns", "a") != nil {
+		t.Fatal("an encoding was given twice")
+	}
+	k.KeepEncodings(nil)
+	drain(k.Watch(body(stream)))
+	if e.Len() != 0 {
+		t.Fatal("an encoding was kept after KeepEncodings(nil)")
+	}
+}
+
+// Encodings nobody takes are dropped once a generation more has come, so
+// the table stays bounded; the latest are still there.
+func TestEncodingsAreBounded(t *testing.T) {
+	const gen = 8
+	e := protowatch.NewEncodingsOf(gen)
+	for i := range 5 * gen {
+		protowatch.Keep(e, fmt.Sprint(i), "ns", "o", []byte{byte(i)})
+		if n := e.Len(); n > 2*gen {
+			t.Fatalf("%d encodings kept, want at most %d", n, 2*gen)
+		}
+	}
+	if e.Take("0", "ns", "o") != nil {
+		t.Fatal("the oldest encoding is still kept")
+	}
+	last := fmt.Sprint(5*gen - 1)
+	if got := e.Take(last, "ns", "o"); len(got) != 1 || got[0] != byte(5*gen-1) {
+		t.Fatalf("the latest encoding is %v", got)
+	}
+}
