@@ -104,7 +104,7 @@ func (p *protoWire) send(ctx context.Context, req *rest.Request, obj, out runtim
 // when res is a protobuf answer holding one, else through client-go.
 func (p *protoWire) into(res rest.Result, out runtime.Object) error {
 	if err := res.Error(); err != nil {
-		return res.Into(out) // the error, as Into returns it
+		return err // what Into returns for it
 	}
 	var ct string
 	res.ContentType(&ct)
