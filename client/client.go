@@ -105,6 +105,12 @@ func (c *Client[T]) Get(ctx context.Context, namespace, name string) (T, error) 
 // get answers Get from inf's cache, which readable returned.
 func (c *Client[T]) get(ctx context.Context, inf *informer.Informer[T], namespace, name string) (T, error) {
 	var zero T
+	if w, ok := c.ownWrite(ctx, inf, namespace, name); ok {
+		if w.absent {
+			return zero, apierrors.NewNotFound(c.resource, name)
+		}
+		return w.obj, nil
+	}
 	obj, ok := inf.Cache().Get(namespace, name)
 	switch {
 	case ok:

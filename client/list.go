@@ -117,16 +117,27 @@ func (c *Client[T]) list(ctx context.Context, inf *informer.Informer[T], o listO
 	}
 	kept := objs[:0]
 	for _, obj := range objs {
-		if o.index != "" && o.namespace != "" && obj.GetNamespace() != o.namespace {
-			continue
+		if o.selects(obj) {
+			kept = append(kept, obj)
 		}
-		if o.labels != nil && !o.labels.Matches(labels.Set(obj.GetLabels())) {
-			continue
-		}
-		if o.fields != nil && !o.fields.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
-			continue
-		}
-		kept = append(kept, obj)
+	}
+	if writes := c.ownWrites(ctx, inf); writes != nil {
+		kept = c.overlay(inf, kept, o, writes)
 	}
 	return kept, nil
+}
+
+// selects reports whether obj, found in the cache by namespace or index,
+// is in the namespace (an index spans them), and matches the selectors o
+// names.
+func (o *listOptions) selects(obj object.Object) bool {
+	switch {
+	case o.namespace != "" && obj.GetNamespace() != o.namespace:
+		return false
+	case o.labels != nil && !o.labels.Matches(labels.Set(obj.GetLabels())):
+		return false
+	case o.fields != nil && !o.fields.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}):
+		return false
+	}
+	return true
 }

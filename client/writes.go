@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
 
@@ -15,11 +16,11 @@ import (
 // reconcile of the same request from starting before the client's cache
 // shows the write (see the package documentation). An uncached client
 // records nothing: its reads are live.
-func (c *Client[T]) recordWrite(ctx context.Context, obj metav1.Object) {
+func (c *Client[T]) recordWrite(ctx context.Context, obj object.Object) {
 	if inf, err := c.current(); err == nil && inf != nil {
 		reconcile.RecordWrite(ctx, reconcile.Write{Cache: inf,
 			Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
-			ResourceVersion: obj.GetResourceVersion()})
+			ResourceVersion: obj.GetResourceVersion(), Object: obj})
 	}
 }
 
@@ -38,7 +39,7 @@ func (c *Client[T]) recordDelete(ctx context.Context, namespace, name string, re
 		if r.Details != nil {
 			uid = r.Details.UID
 		}
-	case metav1.Object:
+	case object.Object:
 		if r.GetDeletionTimestamp() != nil && len(r.GetFinalizers()) > 0 {
 			c.recordWrite(ctx, r) // still there, being finalized
 			return
@@ -46,11 +47,11 @@ func (c *Client[T]) recordDelete(ctx context.Context, namespace, name string, re
 		uid = r.GetUID()
 	}
 	if uid == "" {
-		cached, ok := inf.Cache().Get(namespace, name)
-		if !ok {
-			return // the cache does not hold it: nothing to wait for
+		if cached, ok := inf.Cache().Get(namespace, name); ok {
+			uid = cached.GetUID()
+		} else if w, ok := reconcile.OwnWrite(ctx, inf, namespace, name); ok {
+			uid = w.UID // created by this reconcile, and not cached yet
 		}
-		uid = cached.GetUID()
 	}
 	reconcile.RecordWrite(ctx, reconcile.Write{Cache: inf, Namespace: namespace, Name: name, UID: uid, Deleted: true})
 }

@@ -189,8 +189,10 @@ const DefaultReadYourWritesTimeout = 10 * time.Second
 // queued again the moment the informer has processed the write's
 // resourceVersion (events and bookmarks count); after
 // WithReadYourWritesTimeout it runs anyway, and the metrics say so
-// (WriteMetrics). Writes by others stay eventually consistent, as in any
-// cache. See the package documentation.
+// (WriteMetrics). Within a reconcile, reads through package client show
+// the reconcile's own writes at once (reconcile.WithOwnWrites), with no
+// wait and no request. Writes by others stay eventually consistent, as in
+// any cache. See the package documentation.
 func WithReadYourWrites(on bool) Option { return func(o *options) { o.readYourWrites = on } }
 
 // WithReadYourWritesTimeout bounds how long WithReadYourWrites holds a

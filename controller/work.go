@@ -84,6 +84,9 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, wh
 	if g := c.queue.gate; g != nil {
 		rctx = reconcile.WithWriteRecorder(rctx, &recorder{g, req, prio})
 	}
+	if c.opts.readYourWrites {
+		rctx = reconcile.WithOwnWrites(rctx)
+	}
 	if why != 0 {
 		log = log.WithValues("reasons", why)
 		rctx = reconcile.WithReasons(rctx, why)

@@ -295,6 +295,23 @@ func (c *Cache[T]) IndexValues(indexName string) []string {
 	return out
 }
 
+// ValuesOf returns the values the named index would file obj under: what
+// its IndexFunc returns for obj, or obj's namespace for NamespaceIndex.
+// obj need not be in the cache.
+func (c *Cache[T]) ValuesOf(indexName string, obj T) ([]string, error) {
+	c.mu.RLock()
+	ix, ok := c.indexes[indexName]
+	c.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("informer: %w %q", ErrUnknownIndex, indexName)
+	}
+	vals, err := ix.values(obj)
+	if err != nil {
+		return nil, fmt.Errorf("informer: index %q failed for %s: %w", indexName, object.Key(obj), err)
+	}
+	return vals, nil
+}
+
 // IndexNames returns the names of the cache's indexes, sorted.
 func (c *Cache[T]) IndexNames() []string {
 	c.mu.RLock()

@@ -181,6 +181,7 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 	inf.dropManaged = !f.o.keepManagedFields
 	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
 	inf.shardSelector = f.o.kinds[key.gvk.GroupKind()].ShardSelector
+	inf.selector = object.Selector{Labels: key.labels, Fields: key.fields}
 	own(f, key, inf, func() (*Informer[T], error) { return shared[T](f, asked, newLW) })
 	f.informers[key] = inf
 	if f.runCtx != nil {

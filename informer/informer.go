@@ -42,8 +42,9 @@ type Informer[T object.Object] struct {
 	dropManaged    bool               // the factory's default: DropManagedFields before transform
 	kindTransform  func(T) (T, error) // the factory's WithKind transform, after dropManaged
 	errHandler     func(error)
-	shardSelector  string      // see SetShardSelector
-	notes          []change[T] // reused per batch
+	shardSelector  string          // see SetShardSelector
+	selector       object.Selector // a factory informer's label and field selectors
+	notes          []change[T]     // reused per batch
 	clock          clock.WithTicker
 	sync           *syncState
 

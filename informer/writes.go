@@ -1,11 +1,15 @@
 package informer
 
 import (
+	"slices"
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/reflector"
 )
 
 // An Informer is the reconcile.WriteCache of the writes package client
@@ -65,4 +69,54 @@ func (inf *Informer[T]) WhenShows(w reconcile.Write, f func()) (cancel func() bo
 		return notWaiting, false
 	}
 	return inf.WhenProcessed(w.Namespace, strconv.FormatUint(rev+1, 10), f)
+}
+
+// AsCached returns a copy of obj, an object as the API server returned it,
+// as the informer's cache would hold it once the watch delivers it: with
+// the informer's transforms applied (DropManagedFields on a factory's
+// informer, the kind's and SetTransform's). It reports false when the
+// cache would not hold obj at all, or the informer cannot tell: obj is
+// outside its namespaces, label selector or shard (SetShardSelector), its
+// field selector tests a field other than metadata.name and
+// metadata.namespace, or a transform fails. Package client shows a
+// reconcile's own writes this way (reconcile.WithOwnWrites).
+func (inf *Informer[T]) AsCached(obj T) (T, bool) {
+	var zero T
+	if !inf.wouldHold(obj) {
+		return zero, false
+	}
+	out := obj.DeepCopyObject().(T)
+	inf.mu.Lock()
+	fn := inf.transformFunc()
+	inf.mu.Unlock()
+	if fn == nil {
+		return out, true
+	}
+	out, err := fn(out)
+	if err != nil {
+		return zero, false
+	}
+	return out, true
+}
+
+// wouldHold reports whether the informer lists and watches obj, as far as
+// it can tell without asking the server.
+func (inf *Informer[T]) wouldHold(obj T) bool {
+	if inf.namespaces != nil && !slices.Contains(inf.namespaces, obj.GetNamespace()) {
+		return false
+	}
+	l, f, err := inf.selector.Parse()
+	if err != nil || !l.Matches(labels.Set(obj.GetLabels())) {
+		return false
+	}
+	for _, r := range f.Requirements() {
+		if r.Field != "metadata.name" && r.Field != "metadata.namespace" {
+			return false
+		}
+	}
+	if !f.Matches(fields.Set{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}) {
+		return false
+	}
+	ok, err := reflector.MatchesShardSelector(inf.ShardSelector(), obj)
+	return ok && err == nil
 }

@@ -21,14 +21,23 @@
 // controller-runtime's checks: the owner must be in the object's
 // namespace or cluster-scoped, a cluster-scoped object cannot have a
 // namespaced owner, and an object has one controller (a second one is an
-// *AlreadyOwnedError naming the first). The owner's kind comes from a
-// scheme, or from the object itself for unstructured objects.
+// *AlreadyOwnedError naming the first). RemoveOwnerReference and
+// RemoveControllerReference take references away, HasOwnerReference and
+// HasControllerReference look for them. The owner's kind comes from a
+// scheme, or from the object itself for unstructured objects, and a
+// reference names an owner by group, kind and name, whatever its version
+// and UID.
 //
 // AddFinalizer, RemoveFinalizer and HasFinalizer edit metadata.finalizers
 // and say whether anything changed. These functions change the object in
 // memory only: write it back with client.Modify, which does nothing when
 // nothing changed. Package finalizer runs the whole finalizer protocol
 // around a reconciler's cleanup.
+//
+// No function here panics on a nil owner or object, whether a nil
+// interface or a typed nil such as (*corev1.Pod)(nil): those that return
+// an error return one naming the argument and its Go type, the others
+// treat a nil object as one without metadata (false, or the key "").
 //
 // The package sits below everything else in steady and imports none of it.
 package object

@@ -37,6 +37,35 @@ func ExampleSetControllerReference() {
 	// already controlled by Deployment web
 }
 
+// A ConfigMap is handed over from one Deployment to another: the first
+// lets go, since an object has one controller, and the second takes it.
+// Letting go of an object one does not control is an error wrapping
+// ErrNotController.
+func ExampleRemoveControllerReference() {
+	web := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web", UID: "6b1f0c"}}
+	canary := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-canary", UID: "94c2d7"}}
+	settings := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-settings"}}
+	if err := object.SetControllerReference(web, settings, clientgoscheme.Scheme); err != nil {
+		fmt.Println(err)
+	}
+
+	err := object.RemoveControllerReference(canary, settings, clientgoscheme.Scheme)
+	fmt.Println(errors.Is(err, object.ErrNotController))
+
+	if err := object.RemoveControllerReference(web, settings, clientgoscheme.Scheme); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println(object.HasControllerReference(settings))
+	if err := object.SetControllerReference(canary, settings, clientgoscheme.Scheme); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("controlled by", settings.OwnerReferences[0].Name)
+	// Output:
+	// true
+	// false
+	// controlled by web-canary
+}
+
 // A finalizer is added once, and its removal says whether there was one.
 func ExampleAddFinalizer() {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web-settings"}}

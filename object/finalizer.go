@@ -9,7 +9,11 @@ import (
 // AddFinalizer adds finalizer to obj's finalizers unless it is there
 // already, and reports whether it added it: whether obj needs writing.
 // It changes obj only; write it back (client.Modify does both, safely).
+// A nil obj, typed or not, gets nothing: AddFinalizer reports false.
 func AddFinalizer(obj metav1.Object, finalizer string) bool {
+	if isNil(obj) {
+		return false
+	}
 	fs := obj.GetFinalizers()
 	if slices.Contains(fs, finalizer) {
 		return false
@@ -20,8 +24,12 @@ func AddFinalizer(obj metav1.Object, finalizer string) bool {
 }
 
 // RemoveFinalizer removes finalizer from obj's finalizers, every copy of
-// it, and reports whether there was one to remove.
+// it, and reports whether there was one to remove. A nil obj, typed or
+// not, has none.
 func RemoveFinalizer(obj metav1.Object, finalizer string) bool {
+	if isNil(obj) {
+		return false
+	}
 	fs := obj.GetFinalizers()
 	kept := slices.DeleteFunc(slices.Clone(fs), func(f string) bool { return f == finalizer })
 	if len(kept) == len(fs) {
@@ -31,7 +39,8 @@ func RemoveFinalizer(obj metav1.Object, finalizer string) bool {
 	return true
 }
 
-// HasFinalizer reports whether obj's finalizers include finalizer.
+// HasFinalizer reports whether obj's finalizers include finalizer. A nil
+// obj, typed or not, has none.
 func HasFinalizer(obj metav1.Object, finalizer string) bool {
-	return slices.Contains(obj.GetFinalizers(), finalizer)
+	return !isNil(obj) && slices.Contains(obj.GetFinalizers(), finalizer)
 }

@@ -18,8 +18,12 @@ type Object interface {
 }
 
 // Key returns obj's key: "namespace/name", or "name" for a cluster-scoped
+// object. The key of a nil obj, typed or not, is "", which names no
 // object.
 func Key(obj metav1.Object) string {
+	if isNil(obj) {
+		return ""
+	}
 	return FormatKey(types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()})
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // OwnerOption changes the owner reference that SetControllerReference or
-// SetOwnerReference writes.
+// SetOwnerReference writes. A nil OwnerOption is ignored.
 type OwnerOption func(*metav1.OwnerReference)
 
 // WithBlockOwnerDeletion sets the reference's blockOwnerDeletion: whether
@@ -39,16 +39,18 @@ func WithBlockOwnerDeletion(block bool) OwnerOption {
 // An object has at most one controller: if another one is there already,
 // the error is an *AlreadyOwnedError naming it and obj is unchanged.
 //
-// It changes obj only; write it back (or set it before obj is created).
+// A nil owner or obj, typed or not, is an error naming it. It changes obj
+// only; write it back (or set it before obj is created).
 func SetControllerReference(owner, obj Object, scheme *runtime.Scheme, opts ...OwnerOption) error {
+	if err := checkNil("SetControllerReference", owner, obj); err != nil {
+		return err
+	}
 	ref, err := ownerReference(owner, obj, scheme)
 	if err != nil {
 		return fmt.Errorf("object: setting %s as controller of %s: %w", describe(owner), Key(obj), err)
 	}
 	ref.Controller, ref.BlockOwnerDeletion = new(true), new(true)
-	for _, opt := range opts {
-		opt(&ref)
-	}
+	apply(&ref, opts)
 	if existing := metav1.GetControllerOfNoCopy(obj); existing != nil && !sameObject(*existing, ref) {
 		return &AlreadyOwnedError{Key: Key(obj), Owner: *existing, refused: ref}
 	}
@@ -61,8 +63,12 @@ func SetControllerReference(owner, obj Object, scheme *runtime.Scheme, opts ...O
 // all its owners are gone, and handler.EnqueueOwner without OnlyController
 // follows it. The checks are SetControllerReference's but for the one
 // controller: any number of owners may hold plain references. A reference
-// that was a controller reference stays one.
+// that was a controller reference stays one. A nil owner or obj, typed or
+// not, is an error naming it.
 func SetOwnerReference(owner, obj Object, scheme *runtime.Scheme, opts ...OwnerOption) error {
+	if err := checkNil("SetOwnerReference", owner, obj); err != nil {
+		return err
+	}
 	ref, err := ownerReference(owner, obj, scheme)
 	if err != nil {
 		return fmt.Errorf("object: setting %s as owner of %s: %w", describe(owner), Key(obj), err)
@@ -71,28 +77,87 @@ func SetOwnerReference(owner, obj Object, scheme *runtime.Scheme, opts ...OwnerO
 	if i := slices.IndexFunc(refs, func(r metav1.OwnerReference) bool { return sameObject(r, ref) }); i >= 0 {
 		ref.Controller, ref.BlockOwnerDeletion = refs[i].Controller, refs[i].BlockOwnerDeletion
 	}
-	for _, opt := range opts {
-		opt(&ref)
-	}
+	apply(&ref, opts)
 	upsert(obj, ref)
 	return nil
 }
 
 // RemoveOwnerReference removes obj's owner reference to owner, a
 // controller reference or not, and reports whether there was one.
+//
+// No reference to remove is false and a nil error, not an error: unlike
+// controller-runtime's RemoveOwnerReference, which fails then, so code
+// ported from it that relied on that error must check the bool instead.
+// Errors are for calls that cannot be answered: a nil owner or obj (typed
+// or not), or an owner whose kind is unknown.
 func RemoveOwnerReference(owner, obj Object, scheme *runtime.Scheme) (bool, error) {
-	gvk, err := kindOf(owner, scheme)
+	if err := checkNil("RemoveOwnerReference", owner, obj); err != nil {
+		return false, err
+	}
+	ref, err := referenceTo(owner, scheme)
 	if err != nil {
 		return false, fmt.Errorf("object: removing %s as owner of %s: %w", describe(owner), Key(obj), err)
 	}
-	ref := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName()}
-	refs := obj.GetOwnerReferences()
-	kept := slices.DeleteFunc(slices.Clone(refs), func(r metav1.OwnerReference) bool { return sameObject(r, ref) })
-	if len(kept) == len(refs) {
-		return false, nil
+	return removeReferences(obj, ref), nil
+}
+
+// RemoveControllerReference removes obj's controller reference if it
+// names owner, so that another owner can become obj's controller. owner
+// then no longer owns obj at all (garbage collection will not delete obj
+// with it); call SetOwnerReference after it to keep owner as a plain owner.
+//
+// If owner is not obj's controller, obj is unchanged and the error wraps
+// ErrNotController; if obj has no controller at all, it wraps
+// ErrNoController too. As in controller-runtime, these are errors: the
+// caller meant to let go of an object it controlled. A caller to whom it
+// does not matter checks errors.Is(err, ErrNotController).
+//
+// Unlike controller-runtime, it looks up owner's kind before it reads
+// obj, so that an owner missing from scheme is an error whatever obj
+// holds; and it removes every reference to owner, should obj hold more
+// than one, as RemoveOwnerReference does. A nil owner or obj, typed or
+// not, is an error naming it. It changes obj only; write it back.
+func RemoveControllerReference(owner, obj Object, scheme *runtime.Scheme) error {
+	if err := checkNil("RemoveControllerReference", owner, obj); err != nil {
+		return err
 	}
-	obj.SetOwnerReferences(kept)
-	return true, nil
+	ref, err := referenceTo(owner, scheme)
+	if err != nil {
+		return fmt.Errorf("object: removing %s as controller of %s: %w", describe(owner), Key(obj), err)
+	}
+	switch c := metav1.GetControllerOfNoCopy(obj); {
+	case c == nil:
+		return fmt.Errorf("object: removing %s as controller of %s: %w: %w", describe(owner), Key(obj), ErrNotController, ErrNoController)
+	case !sameObject(*c, ref):
+		return fmt.Errorf("object: removing %s as controller of %s: %w: it is controlled by %s %s (%s)",
+			describe(owner), Key(obj), ErrNotController, c.Kind, c.Name, c.APIVersion)
+	}
+	removeReferences(obj, ref)
+	return nil
+}
+
+// HasControllerReference reports whether obj has a controller: an owner
+// reference, to any owner, marked controller: true. A nil obj, typed or
+// not, has none.
+func HasControllerReference(obj Object) bool {
+	return !isNil(obj) && metav1.GetControllerOfNoCopy(obj) != nil
+}
+
+// HasOwnerReference reports whether obj has an owner reference to owner, a
+// controller reference or not. It takes its arguments as the other
+// helpers here do: controller-runtime's
+// HasOwnerReference(obj.GetOwnerReferences(), owner, scheme) is
+// HasOwnerReference(owner, obj, scheme). The error, with false, is for a
+// nil owner or obj (typed or not) or an owner whose kind is unknown.
+func HasOwnerReference(owner, obj Object, scheme *runtime.Scheme) (bool, error) {
+	if err := checkNil("HasOwnerReference", owner, obj); err != nil {
+		return false, err
+	}
+	ref, err := referenceTo(owner, scheme)
+	if err != nil {
+		return false, fmt.Errorf("object: looking for %s among the owners of %s: %w", describe(owner), Key(obj), err)
+	}
+	return slices.ContainsFunc(obj.GetOwnerReferences(), func(r metav1.OwnerReference) bool { return sameObject(r, ref) }), nil
 }
 
 // AlreadyOwnedError is SetControllerReference's error for an object that
@@ -108,6 +173,15 @@ func (e *AlreadyOwnedError) Error() string {
 		e.refused.Kind, e.refused.Name, e.Key, e.Owner.Kind, e.Owner.Name, e.Owner.APIVersion)
 }
 
+// ErrNotController is wrapped by RemoveControllerReference's error when
+// owner is not obj's controller: obj has another controller, or none (then
+// the error wraps ErrNoController too).
+var ErrNotController = errors.New("the owner is not the object's controller")
+
+// ErrNoController is wrapped by RemoveControllerReference's error when obj
+// has no controller at all.
+var ErrNoController = errors.New("the object has no controller")
+
 // ownerReference returns the reference to owner after checking that obj
 // may have it.
 func ownerReference(owner, obj Object, scheme *runtime.Scheme) (metav1.OwnerReference, error) {
@@ -122,11 +196,22 @@ func ownerReference(owner, obj Object, scheme *runtime.Scheme) (metav1.OwnerRefe
 	case obj.GetNamespace() != ns:
 		return metav1.OwnerReference{}, fmt.Errorf("the owner is in namespace %q, the object in %q: owner references cannot cross namespaces", ns, obj.GetNamespace())
 	}
+	ref, err := referenceTo(owner, scheme)
+	if err != nil {
+		return metav1.OwnerReference{}, err
+	}
+	ref.UID = owner.GetUID()
+	return ref, nil
+}
+
+// referenceTo returns a reference naming owner, as sameObject compares
+// references: without a UID, which it ignores.
+func referenceTo(owner Object, scheme *runtime.Scheme) (metav1.OwnerReference, error) {
 	gvk, err := kindOf(owner, scheme)
 	if err != nil {
 		return metav1.OwnerReference{}, err
 	}
-	return metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID()}, nil
+	return metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: owner.GetName()}, nil
 }
 
 // kindOf returns obj's kind: from its own apiVersion and kind for the
@@ -162,6 +247,28 @@ func sameObject(a, b metav1.OwnerReference) bool {
 	ga, erra := schema.ParseGroupVersion(a.APIVersion)
 	gb, errb := schema.ParseGroupVersion(b.APIVersion)
 	return erra == nil && errb == nil && ga.Group == gb.Group && a.Kind == b.Kind && a.Name == b.Name
+}
+
+// apply applies opts to ref, skipping nil ones.
+func apply(ref *metav1.OwnerReference, opts []OwnerOption) {
+	for _, opt := range opts {
+		if opt != nil {
+			opt(ref)
+		}
+	}
+}
+
+// removeReferences removes obj's references to the object ref names and
+// reports whether there were any. It never writes into obj's array, which
+// a cached original may share.
+func removeReferences(obj Object, ref metav1.OwnerReference) bool {
+	refs := obj.GetOwnerReferences()
+	kept := slices.DeleteFunc(slices.Clone(refs), func(r metav1.OwnerReference) bool { return sameObject(r, ref) })
+	if len(kept) == len(refs) {
+		return false
+	}
+	obj.SetOwnerReferences(kept)
+	return true
 }
 
 // upsert replaces obj's reference to the object ref names, or adds ref.

@@ -174,3 +174,204 @@ func equalRef(a, b metav1.OwnerReference) bool {
 	return a.APIVersion == b.APIVersion && a.Kind == b.Kind && a.Name == b.Name && a.UID == b.UID &&
 		deref(a.Controller) == deref(b.Controller) && deref(a.BlockOwnerDeletion) == deref(b.BlockOwnerDeletion)
 }
+
+// webOwners is one Deployment, shop/web, as each kind of owner the helpers
+// take: a Go type (its kind from the scheme), unstructured and
+// metadata-only (their kind their own). References set through one are
+// references to the others.
+func webOwners() map[string]object.Object {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("apps/v1")
+	u.SetKind("Deployment")
+	u.SetNamespace("shop")
+	u.SetName("web")
+	u.SetUID("uid-1")
+	return map[string]object.Object{
+		"typed":        &appsv1.Deployment{ObjectMeta: meta("shop", "web", "uid-1")},
+		"unstructured": u,
+		"metadata":     &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"}, ObjectMeta: meta("shop", "web", "uid-1")},
+	}
+}
+
+var (
+	web = &appsv1.Deployment{ObjectMeta: meta("shop", "web", "uid-1")}
+	db  = &appsv1.StatefulSet{ObjectMeta: meta("shop", "db", "uid-3")}
+)
+
+// withRefs returns a config map in shop whose owner references are refs.
+func withRefs(refs ...metav1.OwnerReference) *corev1.ConfigMap {
+	obj := configMap("shop", "web-config", "")
+	obj.OwnerReferences = refs
+	return obj
+}
+
+func controllerRef(apiVersion, kind, name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: "some-uid", Controller: new(true)}
+}
+
+func plainRef(apiVersion, kind, name string) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: "some-uid"}
+}
+
+func TestRemoveControllerReference(t *testing.T) {
+	for name, owner := range webOwners() {
+		obj := configMap("shop", "web-config", "")
+		if err := object.SetControllerReference(web, obj, scheme); err != nil {
+			t.Fatal(err)
+		}
+		if err := object.SetOwnerReference(db, obj, scheme); err != nil {
+			t.Fatal(err)
+		}
+		cached := obj.OwnerReferences
+		if err := object.RemoveControllerReference(owner, obj, scheme); err != nil {
+			t.Fatalf("%s owner: %v", name, err)
+		}
+		if refs := obj.OwnerReferences; len(refs) != 1 || refs[0].Name != "db" || object.HasControllerReference(obj) {
+			t.Fatalf("%s owner: left %+v, want the StatefulSet as a plain owner", name, refs)
+		}
+		if cached[0].Name != "web" || cached[1].Name != "db" {
+			t.Fatalf("%s owner: RemoveControllerReference wrote into the array the original shares: %+v", name, cached)
+		}
+
+		// Removed once: the object has no controller now.
+		err := object.RemoveControllerReference(owner, obj, scheme)
+		if !errors.Is(err, object.ErrNotController) || !errors.Is(err, object.ErrNoController) || len(obj.OwnerReferences) != 1 {
+			t.Fatalf("%s owner, removed twice: %v, left %+v; want ErrNoController and the StatefulSet kept", name, err, obj.OwnerReferences)
+		}
+	}
+}
+
+// Owner references name an owner by group, kind and name: the version and
+// the UID do not matter.
+func TestRemoveControllerReferenceIgnoresVersionAndUID(t *testing.T) {
+	obj := withRefs(controllerRef("apps/v1beta1", "Deployment", "web"))
+	if err := object.RemoveControllerReference(web, obj, scheme); err != nil || len(obj.OwnerReferences) != 0 {
+		t.Fatalf("controller of another version and UID: %v, left %+v", err, obj.OwnerReferences)
+	}
+}
+
+func TestRemoveControllerReferenceRefusals(t *testing.T) {
+	for name, tc := range map[string]struct {
+		refs         []metav1.OwnerReference
+		noController bool   // the error wraps ErrNoController too
+		want         string // in the error
+	}{
+		"no references":     {nil, true, "the object has no controller"},
+		"a plain reference": {[]metav1.OwnerReference{plainRef("apps/v1", "Deployment", "web")}, true, "the object has no controller"},
+		"another controller": {[]metav1.OwnerReference{controllerRef("apps/v1", "StatefulSet", "db")}, false,
+			"the owner is not the object's controller: it is controlled by StatefulSet db (apps/v1)"},
+		"another controller and a plain reference": {[]metav1.OwnerReference{plainRef("apps/v1", "Deployment", "web"), controllerRef("apps/v1", "StatefulSet", "db")}, false,
+			"it is controlled by StatefulSet db"},
+		"a controller of the same kind": {[]metav1.OwnerReference{controllerRef("apps/v1", "Deployment", "web-canary")}, false,
+			"it is controlled by Deployment web-canary"},
+		"a controller of another group": {[]metav1.OwnerReference{controllerRef("example.com/v1", "Deployment", "web")}, false,
+			"it is controlled by Deployment web (example.com/v1)"},
+	} {
+		obj := withRefs(tc.refs...)
+		err := object.RemoveControllerReference(web, obj, scheme)
+		if !errors.Is(err, object.ErrNotController) || errors.Is(err, object.ErrNoController) != tc.noController {
+			t.Errorf("%s: %v, want ErrNotController (and ErrNoController: %v)", name, err, tc.noController)
+			continue
+		}
+		for _, part := range []string{tc.want, "*v1.Deployment shop/web", "shop/web-config"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%s: %q does not mention %q", name, err, part)
+			}
+		}
+		if len(obj.OwnerReferences) != len(tc.refs) {
+			t.Errorf("%s: references changed to %+v", name, obj.OwnerReferences)
+		}
+	}
+}
+
+// An owner whose kind is unknown is an error, whatever the object holds:
+// a broken scheme shows at once, not when an object has a controller.
+func TestRemoveControllerReferenceUnknownKind(t *testing.T) {
+	type notInScheme struct{ appsv1.Deployment }
+	for name, owner := range map[string]object.Object{
+		"not in the scheme":         &notInScheme{*web},
+		"unstructured without kind": &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "web"}}},
+	} {
+		err := object.RemoveControllerReference(owner, withRefs(), scheme)
+		if err == nil || errors.Is(err, object.ErrNotController) || !strings.Contains(err.Error(), "removing") {
+			t.Errorf("%s: %v, want an error about the owner's kind", name, err)
+		}
+	}
+	if err := object.RemoveControllerReference(web, withRefs(), nil); err == nil || !strings.Contains(err.Error(), "no scheme") {
+		t.Errorf("no scheme: %v", err)
+	}
+}
+
+func TestHasControllerReference(t *testing.T) {
+	for name, tc := range map[string]struct {
+		refs []metav1.OwnerReference
+		want bool
+	}{
+		"no references":        {nil, false},
+		"a plain reference":    {[]metav1.OwnerReference{plainRef("apps/v1", "Deployment", "web")}, false},
+		"controller: false":    {[]metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "n", Controller: new(false)}}, false},
+		"a controller":         {[]metav1.OwnerReference{controllerRef("apps/v1", "StatefulSet", "db")}, true},
+		"plain and controller": {[]metav1.OwnerReference{plainRef("apps/v1", "Deployment", "web"), controllerRef("apps/v1", "StatefulSet", "db")}, true},
+	} {
+		if got := object.HasControllerReference(withRefs(tc.refs...)); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func TestHasOwnerReference(t *testing.T) {
+	for name, tc := range map[string]struct {
+		refs []metav1.OwnerReference
+		want bool
+	}{
+		"no references":         {nil, false},
+		"a plain reference":     {[]metav1.OwnerReference{plainRef("apps/v1", "Deployment", "web")}, true},
+		"a controller":          {[]metav1.OwnerReference{controllerRef("apps/v1", "Deployment", "web")}, true},
+		"another version":       {[]metav1.OwnerReference{plainRef("apps/v1beta2", "Deployment", "web")}, true},
+		"another name":          {[]metav1.OwnerReference{controllerRef("apps/v1", "Deployment", "web-canary")}, false},
+		"another group":         {[]metav1.OwnerReference{plainRef("example.com/v1", "Deployment", "web")}, false},
+		"another kind":          {[]metav1.OwnerReference{plainRef("apps/v1", "StatefulSet", "web")}, false},
+		"among other owners":    {[]metav1.OwnerReference{controllerRef("apps/v1", "StatefulSet", "db"), plainRef("apps/v1", "Deployment", "web")}, true},
+		"an invalid apiVersion": {[]metav1.OwnerReference{plainRef("apps/v1/x", "Deployment", "web")}, false},
+	} {
+		for form, owner := range webOwners() {
+			if got, err := object.HasOwnerReference(owner, withRefs(tc.refs...), scheme); err != nil || got != tc.want {
+				t.Errorf("%s, %s owner: %v, %v; want %v", name, form, got, err, tc.want)
+			}
+		}
+	}
+}
+
+func TestHasOwnerReferenceUnknownKind(t *testing.T) {
+	type notInScheme struct{ appsv1.Deployment }
+	obj := withRefs(plainRef("apps/v1", "Deployment", "web"))
+	for name, tc := range map[string]struct {
+		owner  object.Object
+		scheme *runtime.Scheme
+		want   string
+	}{
+		"not in the scheme": {&notInScheme{*web}, scheme, "*object_test.notInScheme is not in the scheme"},
+		"no scheme":         {web, nil, "no scheme"},
+		"metadata without kind": {&metav1.PartialObjectMetadata{ObjectMeta: meta("shop", "web", "uid-1")}, scheme,
+			"*v1.PartialObjectMetadata needs apiVersion and kind set"},
+	} {
+		got, err := object.HasOwnerReference(tc.owner, obj, tc.scheme)
+		if got || err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "shop/web-config") {
+			t.Errorf("%s: %v, %v; want false and an error naming shop/web-config and containing %q", name, got, err, tc.want)
+		}
+	}
+}
+
+// A missing reference is not an error for RemoveOwnerReference, unlike
+// controller-runtime's; whatever the owner's form, it finds the reference.
+func TestRemoveOwnerReferenceForms(t *testing.T) {
+	for form, owner := range webOwners() {
+		obj := withRefs(controllerRef("apps/v1", "StatefulSet", "db"), plainRef("apps/v1", "Deployment", "web"))
+		if removed, err := object.RemoveOwnerReference(owner, obj, scheme); !removed || err != nil || len(obj.OwnerReferences) != 1 {
+			t.Errorf("%s owner: %v, %v, left %+v", form, removed, err, obj.OwnerReferences)
+		}
+		if removed, err := object.RemoveOwnerReference(owner, withRefs(), scheme); removed || err != nil {
+			t.Errorf("%s owner, no references: %v, %v; want false, nil", form, removed, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -26,6 +27,11 @@ type Write struct {
 	// its last state's): the cache shows the write once it no longer
 	// holds the object with this UID.
 	Deleted bool
+	// Object is the object as the server returned it, for a change: what
+	// the reconcile's own reads show until the cache does (WithOwnWrites);
+	// nil for a deletion. RecordWrite passes a WriteRecorder the write
+	// without it, so that no recorder keeps objects alive.
+	Object runtime.Object
 }
 
 // WriteCache is a cache that reports when it shows a write; package
@@ -58,10 +64,18 @@ func WithWriteRecorder(ctx context.Context, r WriteRecorder) context.Context {
 	return context.WithValue(ctx, writeRecorderKey{}, r)
 }
 
-// RecordWrite passes w to the WriteRecorder of ctx, if it has one; outside
-// of a reconcile it does nothing.
+// RecordWrite keeps w in the log of ctx's own writes (WithOwnWrites), and
+// passes it, without its Object, to the WriteRecorder of ctx; each only if
+// ctx has one. Outside of a reconcile it does nothing.
 func RecordWrite(ctx context.Context, w Write) {
-	if r, ok := ctx.Value(writeRecorderKey{}).(WriteRecorder); ok && w.Cache != nil {
+	if w.Cache == nil {
+		return
+	}
+	if log, ok := ctx.Value(ownWritesKey{}).(*ownWrites); ok {
+		log.add(w)
+	}
+	if r, ok := ctx.Value(writeRecorderKey{}).(WriteRecorder); ok {
+		w.Object = nil
 		r.RecordWrite(w)
 	}
 }

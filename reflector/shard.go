@@ -263,3 +263,14 @@ func shardInfo(list runtime.Object, lm metav1.ListInterface) (string, bool) {
 	}
 	return "", false
 }
+
+// MatchesShardSelector reports whether obj belongs to the shard that sel
+// selects (the syntax of WithShardSelector): whether a reflector with that
+// selector lists and watches it. The empty selector matches every object.
+func MatchesShardSelector(sel string, obj metav1.Object) (bool, error) {
+	f, err := newShardFilter(sel)
+	if err != nil || f == nil {
+		return err == nil, err
+	}
+	return f.matches(obj), nil
+}

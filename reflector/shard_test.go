@@ -103,6 +103,9 @@ func TestShardFilterMatchesApimachinery(t *testing.T) {
 			if got := f.matches(obj); got != want {
 				t.Fatalf("%s on uid %s namespace %s: %v, apimachinery %v", s, uid, obj.Namespace, got, want)
 			}
+			if got, err := MatchesShardSelector(s, obj); err != nil || got != want {
+				t.Fatalf("MatchesShardSelector(%s) on uid %s: %v, %v; apimachinery %v", s, uid, got, err, want)
+			}
 		}
 	}
 	// The edges of a range: start is in, end is out, 2^64-1 is in the last.

@@ -51,21 +51,23 @@
 // PriorityQueue (NewPriority) is a RateLimitingQueue for controllers
 // whose keys are not all equally urgent: after a restart, the thousands
 // of keys of the initial list should not hold back a change made
-// meanwhile, nor one namespace's burst another namespace's key. It is
-// controller-runtime's priority queue (AddWithOpts with AddOpts, and
-// GetWithPriority) with three additions, aging, flows and reasons, and
-// it satisfies client-go's TypedRateLimitingInterface too.
+// meanwhile, nor one namespace's burst another namespace's key. It
+// follows controller-runtime's priority queue's API (AddWithOpts with
+// AddOpts, and GetWithPriority), with the differences listed under
+// Differences from controller-runtime below; it adds aging, flows, a
+// debounce and reasons, and satisfies client-go's
+// TypedRateLimitingInterface too.
 //
 // Priority is per add, an int, higher first; Add is priority 0 and the
 // initial list goes in at LowPriority. Adds of a queued item keep the
 // highest priority asked for, and an item raised goes behind the items
 // already at its new priority. A requeue (AddAfter, AddRateLimited, or
-// AddWithOpts with After or RateLimited) without a priority keeps the
-// item's own, the one it is queued at or was handed out at, so a
-// low-priority item that fails stays low (controller-runtime #3157). An
-// item added while it is processed is handed out again after Done at the
-// highest priority of those adds. Items of equal priority go first in,
-// first out.
+// AddWithOpts with RateLimited or a positive After) without a priority
+// keeps the item's own, the one it is queued at or was handed out at, so
+// a low-priority item that fails stays low (controller-runtime #3157).
+// An item added while it is processed is handed out again after Done at
+// the highest priority of those adds. Items of equal priority go first
+// in, first out, in the order they became ready.
 //
 // Aging keeps a priority from starving the ones below it
 // (controller-runtime #3496, where initial-list items waited forever
@@ -109,6 +111,74 @@
 // mostly do not (see Cost). Like them, it does not allocate in steady
 // state. Use RateLimitingQueue when every key is as urgent as the next.
 //
+// # Differences from controller-runtime
+//
+// PriorityQueue follows controller-runtime's priority queue's API, with
+// these differences, which a worker loop ported from it may meet. Most
+// keep the behaviour of client-go's queue, which worker loops are written
+// against, and of this package's other queues:
+//
+//   - An item added while it is processed becomes ready at Done, behind
+//     the items that became ready meanwhile, as in client-go's queue;
+//     controller-runtime's queues it at once, in its place by add time,
+//     and after Done hands it out from there, ahead of the items added
+//     after it. No Get could take it before Done, so its turn, like its
+//     MaxWait, counts from then, as for an item whose delay ends; and a
+//     key added again during each of its reconciles does not go ahead of
+//     the keys added while it held a worker.
+//   - Len counts the items a Get could take now: not one added while it
+//     is processed, until Done, as client-go's Len; controller-runtime's
+//     counts it. A loop that calls Get while Len is above zero then never
+//     blocks on an item no Get can take. (workqueue_depth counts the item
+//     in both queues.)
+//   - After ShutDown, Get keeps handing out the items queued before it
+//     and reports shutdown once none is left, and ShutDownWithDrain waits
+//     until they are Done, as client-go's queue does; controller-runtime's
+//     Get reports shutdown at once, leaving them unprocessed, and its
+//     ShutDownWithDrain is ShutDown. A drain needs the items handed out,
+//     and a queued change is not lost to a stop. A worker that must stop
+//     at once checks ShuttingDown after Get (and calls Done).
+//   - A requeue (AddAfter, AddRateLimited, or AddWithOpts with
+//     RateLimited or a positive After) without a priority keeps the
+//     item's own, the one it is queued at or was handed out at;
+//     controller-runtime's queue gives it 0, which raises a queued item
+//     below 0, and its controller passes the priority it handed out
+//     instead (controller-runtime #3157). AddAfter and AddRateLimited
+//     carry no priority, so keeping it in the queue is what keeps a
+//     failing low-priority item low for every caller.
+//   - In AddWithOpts, an After of zero or less is no delay, whatever its
+//     sign: the add is a plain one, as with the zero AddOpts and as in
+//     controller-runtime, since a negative After (a deadline just passed)
+//     means no delay as much as zero does. With RateLimited the limiter's
+//     delay then applies; controller-runtime adds the item at once when
+//     After is negative (and still records the failure). AddAfter, by
+//     contrast, is a requeue whatever its delay, which makes the item
+//     ready now if it is zero or less; controller-runtime's
+//     AddAfter(item, 0) is a plain Add.
+//   - workqueue_retries_total counts every requeue, whatever its delay:
+//     each AddAfter and AddRateLimited call, and each item of an
+//     AddWithOpts with RateLimited or a positive After, as client-go's
+//     queue and this package's DelayingQueue count every AddAfter.
+//     controller-runtime counts only the adds it delays by more than
+//     zero, so a retry its limiter lets through at once is not counted.
+//   - An Add of an item waiting for a delay makes it ready now, behind
+//     the items already ready at its priority, as the end of its delay
+//     would; controller-runtime's gives it back the place of the add that
+//     made it wait, ahead of the items added since. Items go in the order
+//     they became ready: waiting earns no place.
+//   - AddRateLimited, and AddWithOpts with RateLimited, ask the rate
+//     limiter before they return, so NumRequeues counts the failure at
+//     once; controller-runtime's queue applies adds later, on a goroutine
+//     of its own. Here every call does its work before it returns.
+//   - Aging is on by default: an item ready for MaxWait (a minute) takes
+//     turns with the higher priorities (see Priority queue).
+//     controller-runtime's priorities are strict, so a steady stream of
+//     adds at one priority starves those below it (controller-runtime
+//     #3496).
+//
+// Flows, the debounce and reasons change nothing until an add names a
+// flow, WithDebounce is given, or an add carries reasons.
+//
 // # Rate limiters
 //
 // A RateLimiter says how long a failed item waits: ExponentialLimiter
@@ -132,8 +202,8 @@
 // error returns. Done for an item that is not being processed is logged as
 // an error: it is a bug. An add after shutdown is logged at V(1), since
 // event handlers often race with a stopping controller; a negative delay
-// is logged at V(1) and adds the item now, since it usually comes from a
-// deadline that has just passed.
+// is logged at V(1) and adds the item as if without a delay, since it
+// usually comes from a deadline that has just passed.
 //
 // # Metrics
 //
@@ -148,7 +218,7 @@
 //	workqueue_work_duration_seconds              Histogram  time from Get to Done
 //	workqueue_unfinished_work_seconds            Gauge      summed age of work in progress
 //	workqueue_longest_running_processor_seconds  Gauge      age of the oldest work in progress
-//	workqueue_retries_total                      Counter    AddAfter calls, AddRateLimited included
+//	workqueue_retries_total                      Counter    AddAfter calls, AddRateLimited and AddWithOpts requeues included
 //
 // A PriorityQueue whose provider is a PriorityMetricsProvider labels
 // workqueue_depth by priority, as controller-runtime does, and once its

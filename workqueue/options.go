@@ -100,13 +100,15 @@ func WithMaxWait(d time.Duration) Option {
 }
 
 // WithDebounce makes a PriorityQueue hold a plain add (Add, or
-// AddWithOpts without After or RateLimited) of an item that is not
-// queued for window, and restart that wait on every further add, but not
-// past maxDelay after the first: a burst of adds is handed out once, at
-// most maxDelay after it began. Requeues (AddAfter, AddRateLimited) are
-// not debounced; an item waiting for one becomes ready at the earlier of
-// the two. The default is no debounce; a negative window, or a maxDelay
-// shorter than window, is logged as an error and debouncing stays off.
+// AddWithOpts without RateLimited or a positive After) of an item that
+// is not queued for window, and restart that wait on every further add,
+// but not past maxDelay after the first: a burst of adds is handed out
+// once, at most maxDelay after it began. Requeues (AddAfter,
+// AddRateLimited, and AddWithOpts with RateLimited or a positive After)
+// are not debounced; an item waiting for one becomes ready at the
+// earlier of the two. The default is no debounce; a negative window, or
+// a maxDelay shorter than window, is logged as an error and debouncing
+// stays off.
 func WithDebounce(window, maxDelay time.Duration) Option {
 	return func(o *options) {
 		o.priority.window, o.priority.maxDelay = window, maxDelay

@@ -13,10 +13,12 @@ import (
 
 // PriorityQueue is a rate-limiting work queue, with RateLimitingQueue's
 // methods, whose items carry a priority, a flow and a set of reasons; see
-// the package documentation for when to use it. Like the other queues, it holds each item once however often it
-// is added, hands it to one worker at a time, and hands it out again
-// after Done if it was added while being processed. It differs in which
-// ready item Get hands out:
+// the package documentation for when to use it, and for how it differs
+// from controller-runtime's priority queue, whose API it follows. Like
+// the other queues, it holds each item once however often it is added,
+// hands it to one worker at a time, and hands it out again after Done if
+// it was added while being processed. It differs in which ready item Get
+// hands out:
 //
 //   - Priority: a higher priority goes first. Adding an item that is
 //     already queued raises its priority to the highest asked for.
@@ -93,17 +95,22 @@ type Reasons uint64
 func (r Reasons) Has(o Reasons) bool { return r&o == o }
 
 // AddOpts says how AddWithOpts adds its items; the zero value is a plain
-// Add. It is controller-runtime's priorityqueue.AddOpts with a flow and
-// reasons.
+// Add. It has the fields of controller-runtime's priorityqueue.AddOpts,
+// with a flow and reasons.
 type AddOpts struct {
-	// After delays the items as AddAfter does.
+	// After, if positive, delays the items as AddAfter does, and makes
+	// the add a requeue. Zero or less is no delay, whatever its sign: the
+	// add is a plain one, as with the zero AddOpts, so it does not count
+	// towards workqueue_retries_total, does not keep the item's priority,
+	// and is debounced (WithDebounce). controller-runtime reads After the
+	// same way. A negative After is logged at V(1).
 	After time.Duration
-	// RateLimited delays each item as AddRateLimited does; with After
-	// too, the shorter delay wins.
+	// RateLimited delays each item as AddRateLimited does, and makes the
+	// add a requeue; with a positive After too, the shorter delay wins.
 	RateLimited bool
 	// Priority is the items' priority; higher goes first. Nil means 0
-	// for an add, and for a requeue (After or RateLimited set) the
-	// priority the item already has: the one it is queued at, or was
+	// for an add, and for a requeue (RateLimited, or a positive After)
+	// the priority the item already has: the one it is queued at, or was
 	// handed out at while it is processed; 0 for an item the queue does
 	// not hold. An item already queued, or waiting for a delay, keeps the
 	// higher of its priority and the new one; otherwise it takes the new
@@ -152,7 +159,7 @@ func (q *PriorityQueue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 type addArgs struct {
 	prio     int
 	prioSet  bool
-	requeue  bool // AddAfter, AddRateLimited: keeps the item's priority
+	requeue  bool // keeps the item's priority and counts as a retry
 	delay    time.Duration
 	flow     string
 	flowHash uint64
@@ -161,16 +168,20 @@ type addArgs struct {
 
 // Add marks item as needing processing at priority 0, or at the higher
 // priority it is queued at. An item being processed is handed out again
-// after Done; an item waiting for a delay becomes ready now (with
-// WithDebounce: at the end of the debounce). After shutdown Add drops the
-// item and logs that at V(1).
+// after Done; an item waiting for a delay becomes ready now, behind the
+// items already ready at its priority (with WithDebounce: at the end of
+// the debounce). After shutdown Add drops the item and logs that at V(1).
 func (q *PriorityQueue[T]) Add(item T) { q.add(item, addArgs{}) }
 
 // AddAfter adds item once delay has passed, at the priority it already
 // has (see AddOpts.Priority). If item already waits for an earlier
 // deadline, or is queued, the earlier time wins. A delay of zero adds it
-// now; a negative delay too, and is logged at V(1). Each call counts
-// towards workqueue_retries_total.
+// now; a negative delay too, and is logged at V(1). Whatever its delay,
+// AddAfter is a requeue: it keeps the item's priority and counts towards
+// workqueue_retries_total, as DelayingQueue's AddAfter (and client-go's)
+// counts every call; AddRateLimited relies on that when its limiter
+// returns no delay. AddWithOpts with an After of zero or less is a plain
+// add instead (see AddOpts.After).
 func (q *PriorityQueue[T]) AddAfter(item T, delay time.Duration) {
 	q.add(item, addArgs{requeue: true, delay: delay})
 }
@@ -180,9 +191,13 @@ func (q *PriorityQueue[T]) AddAfter(item T, delay time.Duration) {
 func (q *PriorityQueue[T]) AddRateLimited(item T) { q.AddAfter(item, q.limiter.When(item)) }
 
 // AddWithOpts adds items as o says: controller-runtime's
-// priorityqueue.AddWithOpts, with a flow and reasons.
+// priorityqueue.AddWithOpts, with a flow and reasons. An After of zero or
+// less is no delay: without RateLimited the add is a plain one (see
+// AddOpts.After).
 func (q *PriorityQueue[T]) AddWithOpts(o AddOpts, items ...T) {
-	a := addArgs{requeue: o.After != 0 || o.RateLimited, delay: o.After, reasons: o.Reasons}
+	// Only a positive After makes a requeue: After: -1ns is After: 0, the
+	// zero AddOpts, a plain add (see AddOpts.After).
+	a := addArgs{requeue: o.After > 0 || o.RateLimited, delay: o.After, reasons: o.Reasons}
 	if o.Priority != nil {
 		a.prio, a.prioSet = *o.Priority, true
 	}

@@ -150,3 +150,38 @@ func TestPriorityMetricsQueueDuration(t *testing.T) {
 		t.Errorf("%d items in addedAt, %d in addedWhileProcessing, with 100 queued; want none", n, w)
 	}
 }
+
+// TestPriorityMetricsRetries checks that workqueue_retries_total counts
+// every requeue whatever its delay, as client-go's queue and this
+// package's DelayingQueue count every AddAfter: each AddAfter and
+// AddRateLimited call, and each item of an AddWithOpts with RateLimited
+// or a positive After; not a plain add, nor an After of zero or less.
+// controller-runtime's queue counts only the adds whose delay is above
+// zero: none here but the AddAfter of a second and the positive After.
+func TestPriorityMetricsRetries(t *testing.T) {
+	m := newFakePriorityMetrics()
+	zero := NewExponentialLimiter[string](0, 0) // every delay is zero
+	q := NewPriority(zero, WithClock(newFakeClock()), WithName("pq"), WithMetricsProvider(m))
+	defer q.ShutDown()
+	retries := func() int { _, n := m.last("retries"); return n }
+	for _, step := range []struct {
+		call string
+		add  func()
+		want int
+	}{
+		{"Add", func() { q.Add("a") }, 0},
+		{"AddWithOpts(After: 0)", func() { q.AddWithOpts(AddOpts{}, "a") }, 0},
+		{"AddWithOpts(After: -1ns)", func() { q.AddWithOpts(AddOpts{After: -1}, "a") }, 0},
+		{"AddAfter(0)", func() { q.AddAfter("a", 0) }, 1},
+		{"AddAfter(-1ns)", func() { q.AddAfter("a", -1) }, 2},
+		{"AddAfter(1s)", func() { q.AddAfter("b", time.Second) }, 3},
+		{"AddRateLimited, no delay", func() { q.AddRateLimited("a") }, 4},
+		{"AddWithOpts(RateLimited), two items", func() { q.AddWithOpts(AddOpts{RateLimited: true}, "a", "c") }, 6},
+		{"AddWithOpts(After: 1s)", func() { q.AddWithOpts(AddOpts{After: time.Second}, "d") }, 7},
+	} {
+		step.add()
+		if n := retries(); n != step.want {
+			t.Errorf("after %s: %d retries counted, want %d", step.call, n, step.want)
+		}
+	}
+}

@@ -359,8 +359,8 @@ func runPriorityModel(t *testing.T, seed uint64) {
 			ref.add(item, refAdd{requeue: true, delay: d})
 		case p < 42:
 			o, a := randomOpts()
-			o.After = time.Duration(r.IntN(20)) * time.Millisecond
-			a.delay, a.requeue = o.After, o.After != 0
+			o.After = time.Duration(r.IntN(25)-5) * time.Millisecond
+			a.delay, a.requeue = o.After, o.After > 0 // not positive: a plain add
 			log = append(log, fmt.Sprintf("AddWithOpts(%+v, %d)", o, item))
 			q.AddWithOpts(o, item)
 			ref.add(item, a)

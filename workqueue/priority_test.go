@@ -107,6 +107,16 @@ func TestPriorityRequeueKeepsPriority(t *testing.T) {
 	}
 	q.Done(item)
 
+	// A requeue of a queued item keeps its priority too: it does not
+	// raise a LowPriority item to 0, as controller-runtime's queue does.
+	q.AddWithOpts(AddOpts{Priority: prio(LowPriority)}, "v")
+	q.AddAfter("v", time.Second)
+	q.AddRateLimited("v")
+	q.AddWithOpts(AddOpts{After: time.Second}, "v")
+	q.Add("u")
+	expectOrder(t, drainP(t, q), "u", "v")
+	q.Forget("v")
+
 	// A requeue of an item the queue does not hold, and a plain Add of
 	// one it holds only while processing it, are at 0.
 	q.AddAfter("z", time.Millisecond)
