@@ -5,7 +5,8 @@
 // reconcile costs the API server nothing. The price is that the cache lags a
 // write by the time its watch event takes to arrive. Inside a reconcile
 // that lag is hidden: each write made with the reconcile's context is
-// recorded (reconcile.RecordWrite), and the controller does not start the
+// recorded (reconcile.RecordWrite), the reconcile's own later reads show
+// it (Your own writes, below), and the controller does not start the
 // request's next reconcile before the cache shows it (see package
 // controller, "Reading your own writes"). Outside a reconcile, a write is
 // seen a moment later, as the next event. Writes go straight to the API server, carrying the
@@ -28,12 +29,49 @@
 // read-modify-write every reconciler needs: they apply a mutate function to
 // the cached object and write it back; on 409 Conflict they re-read from
 // the API server and try again, and when mutate changes nothing they write
-// nothing. CreateOrUpdate creates the object or modifies it the same way.
+// nothing. CreateOrUpdate creates the object or modifies it the same way;
+// CreateOrPatch writes merge patches of what mutate changed instead, the
+// status through its subresource.
 //
 //	d, err := deployments.ModifyStatus(ctx, ns, name, func(d *appsv1.Deployment) error {
 //		d.Status.ObservedGeneration = d.Generation
 //		return nil
 //	})
+//
+// # Your own writes
+//
+// Within a reconcile run by package controller (with read-your-writes on,
+// the default), a write through a Client is visible at once to the same
+// reconcile's Get and List through a Client over the same cache, with no
+// request and no wait:
+//
+//   - after a create, update, patch or apply (status included), Get
+//     returns the object as the server stored it, and List (by namespace,
+//     selector or index) includes it where it matches, in place of the
+//     cached state;
+//   - after a delete, Get answers NotFound and List leaves it out; a
+//     delete that leaves the object in place for its finalizers is a write
+//     like the others (deletionTimestamp set);
+//   - the object is shown as the cache will hold it: its managedFields
+//     dropped and the informer's transforms applied; an object outside the
+//     cache's namespaces, label selector or shard, or that its field
+//     selector may exclude, is shown absent, as the cache will have it.
+//
+// The answer is never older than the cache: a write is shown only until
+// the cache shows it (its watch has passed the write's resourceVersion,
+// compared as KEP-5504 defines; or, for a delete, the object is gone from
+// it), and from then on the cache answers alone, with whatever others
+// wrote since. Where resourceVersions cannot be compared, the cache
+// answers. Only the reconcile that wrote sees this: the shared cache,
+// event handlers and other reconciles see what the watch delivers, and
+// events come only from the watch. Writes made outside a reconcile's
+// context (or with reconcile.WithOwnWrites not on it) are seen when the
+// cache sees them. controller.WithReadYourWrites(false) turns it off.
+//
+// CreateOrUpdate and CreateOrPatch also take the object they are given as
+// a hint: if it carries a resourceVersion newer than the cache's (an
+// object a write returned, fed back in), they read the API server rather
+// than act on an older state.
 //
 // # Server-Side Apply
 //

@@ -134,6 +134,15 @@
 // first is not cached yet, and one that writes status does not undo its own
 // write from a stale read.
 //
+// Within one reconcile, the reads come after the writes too: every
+// reconcile's context keeps a log of its own writes
+// (reconcile.WithOwnWrites), and a Get or List through package client
+// shows each write made through the same cache, as the server returned it,
+// until the cache shows it. A child just created is in the next List, a
+// child just deleted is not, with no request and no wait; the shared cache,
+// handlers and other reconciles see only what the watch delivers (see
+// package client, "Your own writes").
+//
 // What it does not cover: writes by others (another controller, a user)
 // stay eventually consistent, as with any cache; writes made without the
 // reconcile's context, or with a client that does not read from a cache,
@@ -142,8 +151,13 @@
 // check fails open: the reconcile runs. A hold lasts at most
 // WithReadYourWritesTimeout (10 seconds by default), after which the
 // reconcile runs on what the cache has, logged with the awaited
-// resourceVersion; a write the cache can never show (an object outside its
-// namespaces or label selector) costs that wait. Metrics (WriteMetrics):
+// resourceVersion. A write to a namespace the cache does not cover holds
+// nothing: that cache has nothing to show, and the client's reads of the
+// namespace are errors naming it (Live reads it). A write of an object the
+// cache's label selector leaves out counts as shown once the cache's watch
+// of that namespace has moved past the write's resourceVersion: at the
+// next event of an object it does select, or the next bookmark (sent
+// about every minute), so it may cost up to the bound. Metrics (WriteMetrics):
 // steady_reconcile_held_total, steady_reconcile_hold_seconds and
 // steady_reconcile_hold_timeouts_total. WithReadYourWrites(false) turns it
 // off. With no lag it costs a map entry per written request and a few
