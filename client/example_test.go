@@ -135,6 +135,27 @@ func ExampleClient_CreateOrUpdate() {
 	fmt.Println(op, d.Name) // "created web", then "unchanged web" until someone changes it
 }
 
+// CreateOrPatch writes only what mutate changed, and the status through
+// its subresource, so a controller that owns a child's spec and its
+// status reports both in one call.
+func ExampleClient_CreateOrPatch() {
+	ctx := context.Background()
+	d, op, err := deployments.CreateOrPatch(ctx,
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}},
+		func(d *appsv1.Deployment) error {
+			d.Spec.Replicas = ptr.To[int32](3)
+			d.Status.ObservedGeneration = d.Generation
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	switch op {
+	case client.UpdatedStatus, client.UpdatedStatusOnly:
+		fmt.Println("status of", d.Name, "written")
+	}
+}
+
 // Patch sends only the fields it sets, so it needs no read and cannot
 // conflict: for a change that does not depend on the object's state.
 func ExampleClient_Patch() {

@@ -31,6 +31,7 @@ type Writer[T any] interface {
 	Modify(ctx context.Context, namespace, name string, mutate func(T) error) (T, error)
 	ModifyStatus(ctx context.Context, namespace, name string, mutate func(T) error) (T, error)
 	CreateOrUpdate(ctx context.Context, obj T, mutate func(T) error) (T, Operation, error)
+	CreateOrPatch(ctx context.Context, obj T, mutate func(T) error) (T, Operation, error)
 }
 
 // Interface is what a reconciler needs of a client of kind T: reads from
