@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -134,14 +135,18 @@ func (c *Client[T]) patchMutated(ctx context.Context, current T, mutate func(T) 
 
 // fieldsOf returns obj as its JSON fields, a form a merge patch is computed
 // from: fresh maps, whatever the kind (an Unstructured's own map would be
-// changed by the caller).
+// changed by the caller). Numbers stay json.Numbers, as encoded: a
+// float64 would round an integer past 2^53, and a patch would write
+// another value, or miss the change.
 func fieldsOf(obj any) (map[string]any, error) {
 	data, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err
 	}
 	var fields map[string]any
-	err = json.Unmarshal(data, &fields)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	err = dec.Decode(&fields)
 	return fields, err
 }
 

@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,7 +36,9 @@ type Write struct {
 }
 
 // WriteCache is a cache that reports when it shows a write; package
-// client implements it over an informer.
+// client implements it over an informer. Writes are told apart by their
+// cache, so an implementation must be comparable, as a pointer is:
+// RecordWrite ignores a write whose cache is not.
 type WriteCache interface {
 	// Shows reports whether the cache shows w: it has processed every
 	// change up to w's resourceVersion, or for a deletion no longer holds
@@ -68,7 +71,7 @@ func WithWriteRecorder(ctx context.Context, r WriteRecorder) context.Context {
 // passes it, without its Object, to the WriteRecorder of ctx; each only if
 // ctx has one. Outside of a reconcile it does nothing.
 func RecordWrite(ctx context.Context, w Write) {
-	if w.Cache == nil {
+	if w.Cache == nil || !reflect.TypeOf(w.Cache).Comparable() {
 		return
 	}
 	if log, ok := ctx.Value(ownWritesKey{}).(*ownWrites); ok {
