@@ -14,6 +14,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/shard"
 )
 
@@ -58,7 +59,7 @@ func wire[T object.Object](sw *shardWiring, r role, inf *informer.Informer[T], h
 	case r == forRole:
 		sw.informers = append(sw.informers, inf)
 		if sw.field == shard.UID {
-			k := &uidKeys[T]{inf: inf, deleted: map[controller.Request]uint64{}}
+			k := &uidKeys[T]{inf: inf, deleted: map[reconcile.Request]uint64{}}
 			sw.hash = k.hash
 			return &remembering[T]{EventHandler: h, k: k}
 		}
@@ -76,10 +77,10 @@ type uidKeys[T object.Object] struct {
 	inf *informer.Informer[T]
 
 	mu      sync.Mutex
-	deleted map[controller.Request]uint64
+	deleted map[reconcile.Request]uint64
 }
 
-func (k *uidKeys[T]) hash(req controller.Request) (uint64, bool) {
+func (k *uidKeys[T]) hash(req reconcile.Request) (uint64, bool) {
 	k.mu.Lock()
 	h, deleted := k.deleted[req]
 	delete(k.deleted, req)
@@ -106,7 +107,7 @@ func (r *remembering[T]) Create(ctx context.Context, e event.Create[T], q handle
 
 func (r *remembering[T]) Delete(ctx context.Context, e event.Delete[T], q handler.Queue) {
 	if !event.IsNil(e.Object) && e.Object.GetUID() != "" {
-		q = &noting[T]{q: q, k: r.k, req: controller.Request{NamespacedName: e.Key}, hash: shard.Hash(string(e.Object.GetUID()))}
+		q = &noting[T]{q: q, k: r.k, req: reconcile.Request{NamespacedName: e.Key}, hash: shard.Hash(string(e.Object.GetUID()))}
 	}
 	r.EventHandler.Delete(ctx, e, q)
 }
@@ -116,13 +117,13 @@ func (r *remembering[T]) Delete(ctx context.Context, e event.Delete[T], q handle
 type noting[T object.Object] struct {
 	q    handler.Queue
 	k    *uidKeys[T]
-	req  controller.Request
+	req  reconcile.Request
 	hash uint64
 }
 
-func (n *noting[T]) Add(req controller.Request) { n.AddWithOpts(handler.AddOpts{}, req) }
+func (n *noting[T]) Add(req reconcile.Request) { n.AddWithOpts(handler.AddOpts{}, req) }
 
-func (n *noting[T]) AddWithOpts(o handler.AddOpts, req controller.Request) {
+func (n *noting[T]) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 	if req == n.req {
 		n.k.mu.Lock()
 		n.k.deleted[req] = n.hash
@@ -133,7 +134,7 @@ func (n *noting[T]) AddWithOpts(o handler.AddOpts, req controller.Request) {
 
 func (r *remembering[T]) forget(obj T) {
 	r.k.mu.Lock()
-	delete(r.k.deleted, controller.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}})
+	delete(r.k.deleted, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}})
 	r.k.mu.Unlock()
 }
 

@@ -14,27 +14,11 @@ import (
 	"github.com/steadyctl/steady/workqueue"
 )
 
-// The reconcile contract, re-exported from package reconcile so a controller
-// author needs one import.
-type (
-	// Request names the object to reconcile.
-	Request = reconcile.Request
-	// Result says when to reconcile again after a success.
-	Result = reconcile.Result
-	// Reconciler makes the world match one object's desired state.
-	Reconciler = reconcile.Reconciler
-	// ReconcilerFunc adapts a function to Reconciler.
-	ReconcilerFunc = reconcile.Func
-)
-
-// TerminalError marks err as not worth retrying; see reconcile.TerminalError.
-func TerminalError(err error) error { return reconcile.TerminalError(err) }
-
 // Controller reconciles the requests its sources produce, with a bounded
 // number of workers, never the same request on two workers at once.
 type Controller struct {
 	name  string
-	r     Reconciler
+	r     reconcile.Reconciler
 	opts  *options
 	queue *queue
 	log   logr.Logger
@@ -51,19 +35,19 @@ type Controller struct {
 
 // New returns a controller named name (used in logs and metrics; it should
 // be unique in a process) that calls r.
-func New(name string, r Reconciler, opts ...Option) (*Controller, error) {
+func New(name string, r reconcile.Reconciler, opts ...Option) (*Controller, error) {
 	o := newOptions(opts)
 	switch {
 	case name == "":
 		return nil, errors.New("controller: empty name")
 	case r == nil:
-		return nil, fmt.Errorf("controller %s: nil Reconciler", name)
+		return nil, fmt.Errorf("controller %s: nil reconcile.Reconciler", name)
 	}
 	if err := o.validate(); err != nil {
 		return nil, fmt.Errorf("controller %s: %w", name, err)
 	}
 	if o.limiter == nil {
-		o.limiter = workqueue.DefaultControllerRateLimiter[Request]()
+		o.limiter = workqueue.DefaultControllerRateLimiter[reconcile.Request]()
 	}
 	c := &Controller{
 		name: name,

@@ -22,7 +22,7 @@ import (
 
 // fakeSource adds fixed requests when started; it lives in tests only.
 type fakeSource struct {
-	reqs   []Request
+	reqs   []reconcile.Request
 	synced atomic.Bool
 }
 
@@ -35,22 +35,22 @@ func (s *fakeSource) Attach(_ context.Context, q handler.Queue) (func(), error) 
 	return func() {}, nil
 }
 
-func req(name string) Request {
-	return Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
+func req(name string) reconcile.Request {
+	return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: name}}
 }
 
 // scripted answers each call with the next outcome and reports it on calls.
 type scripted struct {
 	mu       sync.Mutex
-	outcomes []func() (Result, error)
-	calls    chan Request
+	outcomes []func() (reconcile.Result, error)
+	calls    chan reconcile.Request
 	why      []reconcile.Reasons // of each call, in order
 }
 
-func (s *scripted) Reconcile(ctx context.Context, r Request) (Result, error) {
+func (s *scripted) Reconcile(ctx context.Context, r reconcile.Request) (reconcile.Result, error) {
 	s.mu.Lock()
 	s.why = append(s.why, reconcile.ReasonsFrom(ctx))
-	next := func() (Result, error) { return Result{}, nil }
+	next := func() (reconcile.Result, error) { return reconcile.Result{}, nil }
 	if len(s.outcomes) > 0 {
 		next, s.outcomes = s.outcomes[0], s.outcomes[1:]
 	}
@@ -68,15 +68,15 @@ type harness struct {
 	done   chan error
 }
 
-func start(t *testing.T, outcomes ...func() (Result, error)) *harness {
+func start(t *testing.T, outcomes ...func() (reconcile.Result, error)) *harness {
 	t.Helper()
-	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{outcomes: outcomes, calls: make(chan Request, 100)}}
+	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{outcomes: outcomes, calls: make(chan reconcile.Request, 100)}}
 	c, err := New("test", h.r, WithClock(h.clock),
-		WithRateLimiter(workqueue.NewExponentialLimiter[Request](time.Second, time.Minute)))
+		WithRateLimiter(workqueue.NewExponentialLimiter[reconcile.Request](time.Second, time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &fakeSource{reqs: []Request{req("a")}}
+	src := &fakeSource{reqs: []reconcile.Request{req("a")}}
 	src.synced.Store(true)
 	if err := c.Watch(src); err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func (h *harness) stop() {
 }
 
 func TestErrorRequeuesWithBackoff(t *testing.T) {
-	h := start(t, func() (Result, error) { return Result{}, errors.New("boom") })
+	h := start(t, func() (reconcile.Result, error) { return reconcile.Result{}, errors.New("boom") })
 	h.expectCall()
 	h.expectNoCall() // waits for the 1s backoff
 	h.requeues(1, "after one failure")
@@ -147,8 +147,8 @@ func TestErrorRequeuesWithBackoff(t *testing.T) {
 
 func TestRequeueAfterForgetsAndWaits(t *testing.T) {
 	h := start(t,
-		func() (Result, error) { return Result{}, errors.New("first fails") },
-		func() (Result, error) { return Result{RequeueAfter: 30 * time.Second}, nil },
+		func() (reconcile.Result, error) { return reconcile.Result{}, errors.New("first fails") },
+		func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: 30 * time.Second}, nil },
 	)
 	h.expectCall()
 	h.step(time.Second)
@@ -163,8 +163,10 @@ func TestRequeueAfterForgetsAndWaits(t *testing.T) {
 
 func TestTerminalErrorIsNotRetried(t *testing.T) {
 	h := start(t,
-		func() (Result, error) { return Result{}, errors.New("transient") },
-		func() (Result, error) { return Result{}, TerminalError(errors.New("bad spec")) },
+		func() (reconcile.Result, error) { return reconcile.Result{}, errors.New("transient") },
+		func() (reconcile.Result, error) {
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("bad spec"))
+		},
 	)
 	h.expectCall()
 	h.step(time.Second)
@@ -178,7 +180,7 @@ func TestTerminalErrorIsNotRetried(t *testing.T) {
 }
 
 func TestErrorWinsOverRequeueAfter(t *testing.T) {
-	h := start(t, func() (Result, error) { return Result{RequeueAfter: time.Hour}, errors.New("both") })
+	h := start(t, func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: time.Hour}, errors.New("both") })
 	h.expectCall()
 	h.step(time.Second) // the backoff, not the hour
 	h.expectCall()
@@ -186,7 +188,7 @@ func TestErrorWinsOverRequeueAfter(t *testing.T) {
 }
 
 func TestPanicIsRecoveredAsError(t *testing.T) {
-	h := start(t, func() (Result, error) { panic("reconciler bug") })
+	h := start(t, func() (reconcile.Result, error) { panic("reconciler bug") })
 	h.expectCall()
 	h.requeues(1, "panic must count as a failure")
 	h.step(time.Second)
@@ -195,7 +197,7 @@ func TestPanicIsRecoveredAsError(t *testing.T) {
 }
 
 func TestSyncTimeoutNamesTheSource(t *testing.T) {
-	c, err := New("stuck", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }),
+	c, err := New("stuck", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
 		WithCacheSyncTimeout(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +210,7 @@ func TestSyncTimeoutNamesTheSource(t *testing.T) {
 }
 
 func TestOptionsAreValidated(t *testing.T) {
-	r := ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil })
+	r := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil })
 	for _, tc := range []struct {
 		name string
 		opts []Option
@@ -246,9 +248,9 @@ func containsAll(s string, subs ...string) bool {
 }
 
 func TestShutdownLetsInFlightFinishAndTakesNoMore(t *testing.T) {
-	started, release := make(chan Request, 10), make(chan struct{})
+	started, release := make(chan reconcile.Request, 10), make(chan struct{})
 	var finished atomic.Int32
-	r := ReconcilerFunc(func(ctx context.Context, req Request) (Result, error) {
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		started <- req
 		<-release
 		if ctx.Err() != nil {
@@ -256,7 +258,7 @@ func TestShutdownLetsInFlightFinishAndTakesNoMore(t *testing.T) {
 		}
 		LoggerFrom(ctx).Info("reconciling")
 		finished.Add(1)
-		return Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	var logMu sync.Mutex
 	var lines []string
@@ -265,7 +267,7 @@ func TestShutdownLetsInFlightFinishAndTakesNoMore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &fakeSource{reqs: []Request{req("first"), req("second"), req("third")}}
+	src := &fakeSource{reqs: []reconcile.Request{req("first"), req("second"), req("third")}}
 	src.synced.Store(true)
 	_ = c.Watch(src)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,8 +1,8 @@
 // Package controller runs the reconcile loop: sources (informers) produce
 // requests, a rate-limited priority work queue holds them, and workers
-// call the user's Reconciler.
+// call the user's reconcile.Reconciler.
 //
-// A Request names an object, never its state: the reconciler reads the
+// A reconcile.Request names an object, never its state: the reconciler reads the
 // current state from the cache, so a burst of events for one object becomes
 // one reconcile, and a request is never reconciled by two workers at once.
 //
@@ -40,11 +40,11 @@
 //   - an error: the request is retried after the rate limiter's backoff
 //     (default: per-request exponential 5ms..1000s, with an overall 10 qps
 //     bucket);
-//   - TerminalError(err): logged, the backoff forgotten, not retried until a
+//   - reconcile.TerminalError(err): logged, the backoff forgotten, not retried until a
 //     new event arrives;
 //   - a panic: recovered (WithRecoverPanic), logged with its stack, and
 //     treated as an error;
-//   - Result{RequeueAfter: d} with a nil error: the backoff is forgotten and
+//   - reconcile.Result{RequeueAfter: d} with a nil error: the backoff is forgotten and
 //     the request comes back after d;
 //   - an error together with RequeueAfter: the error wins and RequeueAfter is
 //     ignored, as in controller-runtime;
@@ -59,7 +59,7 @@
 // The work queue is a workqueue.PriorityQueue unless WithPriorityQueue(false)
 // says otherwise, as controller-runtime's is since v0.23. After a restart the
 // informer's initial list adds a request for every object; those go in at
-// handler.LowPriority, as do unchanged updates (resyncs), and every other
+// workqueue.LowPriority, as do unchanged updates (resyncs), and every other
 // event at 0, so a change made meanwhile is reconciled next rather than
 // after thousands of start-up reconciles. A handler may name a priority of
 // its own (handler.WithPriority, or handler.AddWithOpts with AddOpts); a
@@ -103,7 +103,7 @@
 // request are merged, so the reconcile that follows a burst sees all of
 // them:
 //
-//	func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+//	func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 //		if reconcile.ReasonsFrom(ctx) == reconcile.OwnedUpdated {
 //			// only a child changed: skip the expensive part
 //		}

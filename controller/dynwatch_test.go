@@ -24,6 +24,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // names is a reconciler that counts its reconciles by object name.
@@ -32,11 +33,11 @@ type names struct {
 	count map[string]int
 }
 
-func (n *names) Reconcile(_ context.Context, req controller.Request) (controller.Result, error) {
+func (n *names) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 	n.mu.Lock()
 	n.count[req.Name]++
 	n.mu.Unlock()
-	return controller.Result{}, nil
+	return reconcile.Result{}, nil
 }
 
 func (n *names) of(name string) int {
@@ -104,7 +105,7 @@ func listed(f *informer.Factory, name string) bool {
 // namespace's Secrets from the start: the positive control of the tests,
 // which shows the controller still reconciles while a removed watch's
 // objects do not.
-func watchedController(t *testing.T, ns string, r controller.Reconciler) (*controller.Controller, *informer.Factory) {
+func watchedController(t *testing.T, ns string, r reconcile.Reconciler) (*controller.Controller, *informer.Factory) {
 	t.Helper()
 	f := newFactory(t)
 	secrets, err := informer.For[*corev1.Secret](f, ns, object.Selector{})
@@ -265,13 +266,13 @@ func TestUnwatchReleasesTheCache(t *testing.T) {
 	}
 
 	var bulk, control atomic.Int64
-	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		if strings.HasPrefix(req.Name, "bulk-") {
 			bulk.Add(1)
 		} else {
 			control.Add(1)
 		}
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	c, f := watchedController(t, ns, r)
 	touchSecret(t, cs, ns, "control", "0")

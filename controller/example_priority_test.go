@@ -9,6 +9,7 @@ import (
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/workqueue"
 )
 
 // startup is a Source that adds what an informer's handlers would after a
@@ -19,10 +20,10 @@ type startup struct{}
 func (startup) Name() string    { return "startup" }
 func (startup) HasSynced() bool { return true }
 func (startup) Attach(_ context.Context, q handler.Queue) (func(), error) {
-	shop := func(name string) controller.Request {
-		return controller.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: name}}
+	shop := func(name string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: name}}
 	}
-	low := handler.LowPriority
+	low := workqueue.LowPriority
 	for _, name := range []string{"db", "cache"} {
 		handler.AddWithOpts(q, handler.AddOpts{Priority: &low, Reasons: reconcile.PrimaryCreated | reconcile.InitialList}, shop(name))
 	}
@@ -36,12 +37,12 @@ func (startup) Attach(_ context.Context, q handler.Queue) (func(), error) {
 func Example_priorityAndReasons() {
 	ctx, stop := context.WithCancel(context.Background())
 	done := 0
-	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		fmt.Println("reconcile", req, "because", reconcile.ReasonsFrom(ctx))
 		if done++; done == 3 {
 			stop()
 		}
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	c, err := controller.New("example", r)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // requests is a Source with a fixed list of requests. Real controllers use
@@ -19,7 +20,7 @@ func (requests) Name() string    { return "static" }
 func (requests) HasSynced() bool { return true }
 func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 	for _, name := range r {
-		q.Add(controller.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: name}})
+		q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "shop", Name: name}})
 	}
 	return func() {}, nil
 }
@@ -29,7 +30,7 @@ func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 func Example() {
 	ctx, stop := context.WithCancel(context.Background())
 	done := 0
-	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		done++
 		if done == 3 {
 			defer stop()
@@ -37,10 +38,10 @@ func Example() {
 		switch req.Name {
 		case "broken":
 			fmt.Println("reconcile", req, "-> terminal error, no retry")
-			return controller.Result{}, controller.TerminalError(errors.New("spec is invalid"))
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("spec is invalid"))
 		default:
 			fmt.Println("reconcile", req, "-> ok")
-			return controller.Result{}, nil
+			return reconcile.Result{}, nil
 		}
 	})
 	c, err := controller.New("example", r)

@@ -14,6 +14,7 @@ import (
 	"github.com/steadyctl/steady/controller"
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // configMapLW lists fixed ConfigMaps and then watches without news: the
@@ -38,9 +39,9 @@ func (configMapLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, 
 // informer once no other handler uses it.
 func ExampleController_Unwatch() {
 	reconciled := make(chan string, 10)
-	c, err := controller.New("settings", controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+	c, err := controller.New("settings", reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		reconciled <- req.String()
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	}))
 	if err != nil {
 		fmt.Println(err)

@@ -25,6 +25,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/predicate"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/reflector"
 )
 
@@ -64,8 +65,8 @@ func deployment(name string) *appsv1.Deployment {
 
 // statusWriter reconciles a Deployment by writing its status every time,
 // the pattern that loops without a predicate.
-func statusWriter(cs kubernetes.Interface, ns string, count *atomic.Int32) controller.Reconciler {
-	return controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+func statusWriter(cs kubernetes.Interface, ns string, count *atomic.Int32) reconcile.Reconciler {
+	return reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		n := count.Add(1)
 		_, err := update(ctx, cs.AppsV1().Deployments(ns).Get, cs.AppsV1().Deployments(ns).UpdateStatus, req.Name, func(d *appsv1.Deployment) error {
 			d.Status.ObservedGeneration = d.Generation
@@ -74,9 +75,9 @@ func statusWriter(cs kubernetes.Interface, ns string, count *atomic.Int32) contr
 			return nil
 		})
 		if apierrors.IsNotFound(err) {
-			return controller.Result{}, nil
+			return reconcile.Result{}, nil
 		}
-		return controller.Result{}, err
+		return reconcile.Result{}, err
 	})
 }
 
@@ -141,9 +142,9 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
 	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	reconciled := make(chan string, 100)
-	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		reconciled <- req.String()
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
 	c, _ := controller.New("owner-"+ns, r)
@@ -179,13 +180,13 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 	ctx := context.Background()
 	cleaned := make(chan string, 10)
 
-	r := controller.ReconcilerFunc(func(ctx context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, req.Name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return controller.Result{}, nil
+			return reconcile.Result{}, nil
 		}
 		if err != nil || cm.DeletionTimestamp == nil {
-			return controller.Result{}, err
+			return reconcile.Result{}, err
 		}
 		_, err = update(ctx, cs.CoreV1().ConfigMaps(ns).Get, cs.CoreV1().ConfigMaps(ns).Update, req.Name, func(cm *corev1.ConfigMap) error {
 			cm.Finalizers = slices.DeleteFunc(cm.Finalizers, func(f string) bool { return f == finalizer })
@@ -194,7 +195,7 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 		if err == nil {
 			cleaned <- req.Name
 		}
-		return controller.Result{}, err
+		return reconcile.Result{}, err
 	})
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
 	c, _ := controller.New("finalizer-"+ns, r)
@@ -263,7 +264,7 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 	inFlight := map[string]bool{}
 	var overlaps, maxParallel, parallel atomic.Int32
 	var total atomic.Int32
-	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		mu.Lock()
 		if inFlight[req.Name] {
 			overlaps.Add(1)
@@ -279,7 +280,7 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 		inFlight[req.Name] = false
 		mu.Unlock()
 		total.Add(1)
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
 	c, _ := controller.New("parallel-"+ns, r, controller.WithMaxConcurrentReconciles(8))

@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // EventLatencyMetrics is a Metrics that also records how long requests wait
@@ -45,9 +46,9 @@ type stampedQueue struct {
 	times *eventTimes
 }
 
-func (q stampedQueue) Add(req Request) { q.AddWithOpts(handler.AddOpts{}, req) }
+func (q stampedQueue) Add(req reconcile.Request) { q.AddWithOpts(handler.AddOpts{}, req) }
 
-func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
+func (q stampedQueue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 	t := q.times
 	h, now := maphash.Comparable(t.seed, req), int64(t.clock.Since(t.base))
 	t.mu.Lock()
@@ -61,12 +62,12 @@ func (q stampedQueue) AddWithOpts(o handler.AddOpts, req Request) {
 // tracksEchoes and ownEcho are the controller queue's (see eventQueue).
 func (q stampedQueue) tracksEchoes() bool { return tracksEchoes(q.q) }
 
-func (q stampedQueue) ownEcho(req Request, e echoEvent) bool {
+func (q stampedQueue) ownEcho(req reconcile.Request, e echoEvent) bool {
 	return q.q.(ownWrites).ownEcho(req, e)
 }
 
 // take returns how long ago an event asked for req, and forgets it.
-func (t *eventTimes) take(req Request) (time.Duration, bool) {
+func (t *eventTimes) take(req reconcile.Request) (time.Duration, bool) {
 	h := maphash.Comparable(t.seed, req)
 	t.mu.Lock()
 	at, ok := t.first[h]

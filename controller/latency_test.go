@@ -10,6 +10,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -50,16 +51,16 @@ func (s *gatedSource) Attach(ctx context.Context, q handler.Queue) (func(), erro
 // retries of the same request are not events: they are not counted again.
 func TestEventToReconcileLatency(t *testing.T) {
 	clock := clocktesting.NewFakeClock(time.Now())
-	r := &scripted{calls: make(chan Request, 10), outcomes: []func() (Result, error){
-		func() (Result, error) { return Result{}, errors.New("boom") },
+	r := &scripted{calls: make(chan reconcile.Request, 10), outcomes: []func() (reconcile.Result, error){
+		func() (reconcile.Result, error) { return reconcile.Result{}, errors.New("boom") },
 	}}
 	m := &latencies{}
 	c, err := New("lat", r, WithClock(clock), WithMetrics(m),
-		WithRateLimiter(workqueue.NewExponentialLimiter[Request](time.Second, time.Minute)))
+		WithRateLimiter(workqueue.NewExponentialLimiter[reconcile.Request](time.Second, time.Minute)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &gatedSource{fakeSource: fakeSource{reqs: []Request{req("a")}}, started: make(chan struct{})}
+	src := &gatedSource{fakeSource: fakeSource{reqs: []reconcile.Request{req("a")}}, started: make(chan struct{})}
 	if err := c.Watch(src); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ type Option func(*options)
 
 type options struct {
 	workers          int
-	limiter          workqueue.RateLimiter[Request]
+	limiter          workqueue.RateLimiter[reconcile.Request]
 	recoverPanic     bool
 	cacheSyncTimeout time.Duration
 	reconcileTimeout time.Duration
@@ -105,7 +105,7 @@ func WithMaxConcurrentReconciles(n int) Option { return func(o *options) { o.wor
 
 // WithRateLimiter sets how failed requests back off (default
 // workqueue.DefaultControllerRateLimiter).
-func WithRateLimiter(l workqueue.RateLimiter[Request]) Option {
+func WithRateLimiter(l workqueue.RateLimiter[reconcile.Request]) Option {
 	return func(o *options) { o.limiter = l }
 }
 

@@ -14,8 +14,8 @@ import (
 // bottom of what sources feed, and it marks its own requeues with their
 // reasons and, with WithFairness, every add with its namespace as flow.
 type queue struct {
-	pq   *workqueue.PriorityQueue[Request]     // nil with WithPriorityQueue(false)
-	rq   *workqueue.RateLimitingQueue[Request] // set when pq is not
+	pq   *workqueue.PriorityQueue[reconcile.Request]     // nil with WithPriorityQueue(false)
+	rq   *workqueue.RateLimitingQueue[reconcile.Request] // set when pq is not
 	fair bool
 	gate *writeGate // nil with WithReadYourWrites(false) and no WithDropOwnEchoes
 }
@@ -41,11 +41,11 @@ func (c *Controller) newQueue() *queue {
 }
 
 // Add adds req from a source that gives no reasons: a custom Source.
-func (q *queue) Add(req Request) { q.AddWithOpts(handler.AddOpts{}, req) }
+func (q *queue) Add(req reconcile.Request) { q.AddWithOpts(handler.AddOpts{}, req) }
 
 // AddWithOpts adds req as an event asks; an add without reasons is
 // External.
-func (q *queue) AddWithOpts(o handler.AddOpts, req Request) {
+func (q *queue) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 	if q.pq == nil {
 		q.rq.Add(req)
 		return
@@ -57,7 +57,7 @@ func (q *queue) AddWithOpts(o handler.AddOpts, req Request) {
 }
 
 // opts adds the request's flow to o when flows are on.
-func (q *queue) opts(req Request, o workqueue.AddOpts) workqueue.AddOpts {
+func (q *queue) opts(req reconcile.Request, o workqueue.AddOpts) workqueue.AddOpts {
 	if q.fair {
 		o.Flow = req.Namespace
 	}
@@ -66,7 +66,7 @@ func (q *queue) opts(req Request, o workqueue.AddOpts) workqueue.AddOpts {
 
 // requeueAfter adds req again after d, for Result.RequeueAfter, at the
 // priority it has.
-func (q *queue) requeueAfter(req Request, d time.Duration) {
+func (q *queue) requeueAfter(req reconcile.Request, d time.Duration) {
 	if q.pq == nil {
 		q.rq.AddAfter(req, d)
 		return
@@ -76,7 +76,7 @@ func (q *queue) requeueAfter(req Request, d time.Duration) {
 
 // requeueRateLimited adds req again after its backoff, for an error, at
 // the priority it has.
-func (q *queue) requeueRateLimited(req Request) {
+func (q *queue) requeueRateLimited(req reconcile.Request) {
 	if q.pq == nil {
 		q.rq.AddRateLimited(req)
 		return
@@ -86,7 +86,7 @@ func (q *queue) requeueRateLimited(req Request) {
 
 // addHeld adds req again after the write gate held it, with the reasons
 // it was taken for, at priority 0: the work it belongs to had its turn.
-func (q *queue) addHeld(req Request, why reconcile.Reasons) {
+func (q *queue) addHeld(req reconcile.Request, why reconcile.Reasons) {
 	if q.pq == nil {
 		q.rq.Add(req)
 		return
@@ -97,13 +97,13 @@ func (q *queue) addHeld(req Request, why reconcile.Reasons) {
 // tracksEchoes and ownEcho are the write gate's (see eventQueue).
 func (q *queue) tracksEchoes() bool { return q.gate != nil && q.gate.echoes != nil }
 
-func (q *queue) ownEcho(req Request, e echoEvent) bool {
+func (q *queue) ownEcho(req reconcile.Request, e echoEvent) bool {
 	return q.tracksEchoes() && q.gate.ownEcho(req, e)
 }
 
 // get hands out the next request, its priority and the reasons it was
 // queued for.
-func (q *queue) get() (Request, int, reconcile.Reasons, bool) {
+func (q *queue) get() (reconcile.Request, int, reconcile.Reasons, bool) {
 	if q.pq == nil {
 		req, shutdown := q.rq.Get()
 		return req, 0, 0, shutdown
@@ -114,7 +114,7 @@ func (q *queue) get() (Request, int, reconcile.Reasons, bool) {
 
 // Done, Forget, NumRequeues and ShutDown are the work queue's.
 
-func (q *queue) Done(req Request) {
+func (q *queue) Done(req reconcile.Request) {
 	if q.pq == nil {
 		q.rq.Done(req)
 		return
@@ -122,7 +122,7 @@ func (q *queue) Done(req Request) {
 	q.pq.Done(req)
 }
 
-func (q *queue) Forget(req Request) {
+func (q *queue) Forget(req reconcile.Request) {
 	if q.pq == nil {
 		q.rq.Forget(req)
 		return
@@ -130,7 +130,7 @@ func (q *queue) Forget(req Request) {
 	q.pq.Forget(req)
 }
 
-func (q *queue) NumRequeues(req Request) int {
+func (q *queue) NumRequeues(req reconcile.Request) int {
 	if q.pq == nil {
 		return q.rq.NumRequeues(req)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/workqueue"
 )
 
 // funcSource runs attach on the controller's queue when attached, and
@@ -53,13 +54,13 @@ type recording struct {
 
 func newRecording() *recording { return &recording{calls: make(chan struct{}, 100)} }
 
-func (r *recording) Reconcile(ctx context.Context, req Request) (Result, error) {
+func (r *recording) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	LoggerFrom(ctx).Info("reconciling")
 	r.mu.Lock()
 	r.reqs, r.why = append(r.reqs, req.Name), append(r.why, reconcile.ReasonsFrom(ctx))
 	r.mu.Unlock()
 	r.calls <- struct{}{}
-	return Result{}, nil
+	return reconcile.Result{}, nil
 }
 
 // wait waits for n reconciles and returns the requests and reasons so far.
@@ -143,8 +144,8 @@ func TestReasonsMergeIntoOneReconcile(t *testing.T) {
 // RequeueAfter too.
 func TestRequeueReasons(t *testing.T) {
 	h := start(t,
-		func() (Result, error) { return Result{}, errors.New("boom") },
-		func() (Result, error) { return Result{RequeueAfter: time.Minute}, nil },
+		func() (reconcile.Result, error) { return reconcile.Result{}, errors.New("boom") },
+		func() (reconcile.Result, error) { return reconcile.Result{RequeueAfter: time.Minute}, nil },
 	)
 	h.expectCall()
 	h.step(time.Second)
@@ -228,7 +229,7 @@ func TestMaxWaitReachesTheQueue(t *testing.T) {
 		}
 		attached := make(chan struct{})
 		src := &funcSource{release: make(chan struct{}), attach: func(q handler.Queue) {
-			low := handler.LowPriority
+			low := workqueue.LowPriority
 			handler.AddWithOpts(q, handler.AddOpts{Priority: &low}, req("low"))
 			q.Add(req("n1"))
 			q.Add(req("n2"))
@@ -281,8 +282,8 @@ type optsQueue struct {
 	adds []handler.AddOpts
 }
 
-func (q *optsQueue) Add(Request) { q.adds = append(q.adds, handler.AddOpts{}) }
-func (q *optsQueue) AddWithOpts(o handler.AddOpts, _ Request) {
+func (q *optsQueue) Add(reconcile.Request) { q.adds = append(q.adds, handler.AddOpts{}) }
+func (q *optsQueue) AddWithOpts(o handler.AddOpts, _ reconcile.Request) {
 	q.adds = append(q.adds, o)
 }
 
@@ -298,7 +299,7 @@ func TestEventQueuesGiveDefaults(t *testing.T) {
 		CreateFunc: func(_ context.Context, e event.Create[*corev1.ConfigMap], q handler.Queue) { q.Add(req("a")) },
 		UpdateFunc: func(_ context.Context, e event.Update[*corev1.ConfigMap], q handler.Queue) { q.Add(req("a")) },
 	}
-	low, five := handler.LowPriority, 5
+	low, five := workqueue.LowPriority, 5
 	for _, tc := range []struct {
 		name    string
 		h       handler.EventHandler[*corev1.ConfigMap]

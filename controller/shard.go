@@ -12,11 +12,11 @@ import (
 // (WithSharding): its shard.Hash by the ring's field. ok is false when the
 // object is unknown to this replica, such as the owner of a child event
 // that this replica does not cache: the request is dropped.
-type ShardHashFunc func(req Request) (hash uint64, ok bool)
+type ShardHashFunc func(req reconcile.Request) (hash uint64, ok bool)
 
 // ShardByNamespace is the ShardHashFunc of a controller sharded by
 // shard.Namespace: the hash of the request's namespace, with no lookup.
-func ShardByNamespace(req Request) (uint64, bool) { return shard.Hash(req.Namespace), true }
+func ShardByNamespace(req reconcile.Request) (uint64, bool) { return shard.Hash(req.Namespace), true }
 
 // WithSharding makes the controller one replica's share of a sharded
 // operator: it reconciles only the requests whose hash (found by hash)
@@ -60,24 +60,24 @@ type sharding struct {
 	hash ShardHashFunc
 
 	mu     sync.Mutex
-	known  map[Request]uint64            // requests to be retried or parked, by hash
-	parked map[Request]reconcile.Reasons // owned requests waiting for MayStart
+	known  map[reconcile.Request]uint64            // requests to be retried or parked, by hash
+	parked map[reconcile.Request]reconcile.Reasons // owned requests waiting for MayStart
 	// elsewhere are the requests dropped since the ring last changed
 	// because another replica owns them, while this replica still knew
 	// their object: queued again at the next change, in case it gives
 	// them back before this replica's cache has let go of them.
-	elsewhere map[Request]reconcile.Reasons
+	elsewhere map[reconcile.Request]reconcile.Reasons
 }
 
 func newSharding(c *Controller) *sharding {
 	return &sharding{c: c, ring: c.opts.ring, hash: c.opts.shardHash,
-		known: map[Request]uint64{}, parked: map[Request]reconcile.Reasons{}, elsewhere: map[Request]reconcile.Reasons{}}
+		known: map[reconcile.Request]uint64{}, parked: map[reconcile.Request]reconcile.Reasons{}, elsewhere: map[reconcile.Request]reconcile.Reasons{}}
 }
 
 // begin decides what a worker does with req: reconcile it (ok, with the
 // hash and the func that ends the ring's record of it), or leave it,
 // parked or dropped. why gains the reasons it was parked with before.
-func (s *sharding) begin(req Request, why *reconcile.Reasons) (hash uint64, done func(), ok bool) {
+func (s *sharding) begin(req reconcile.Request, why *reconcile.Reasons) (hash uint64, done func(), ok bool) {
 	changed := s.ring.Changed() // before the ring is asked: see park
 	h, found := s.hash(req)
 	s.mu.Lock()
@@ -118,7 +118,7 @@ func (s *sharding) begin(req Request, why *reconcile.Reasons) (hash uint64, done
 }
 
 // drop forgets req, which this replica does not reconcile. s.mu is held.
-func (s *sharding) drop(req Request, why string) {
+func (s *sharding) drop(req reconcile.Request, why string) {
 	s.c.queue.Forget(req)
 	s.c.log.V(1).Info("not reconciling: "+why, "namespace", req.Namespace, "name", req.Name)
 }
@@ -126,7 +126,7 @@ func (s *sharding) drop(req Request, why string) {
 // ended records how a reconcile of req at hash ended: a request that
 // comes back (an error, RequeueAfter) keeps its hash, for when its object
 // has left the cache meanwhile (deleted).
-func (s *sharding) ended(req Request, hash uint64, again bool) {
+func (s *sharding) ended(req reconcile.Request, hash uint64, again bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if again {

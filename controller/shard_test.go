@@ -33,13 +33,13 @@ func TestWithShardingErrors(t *testing.T) {
 		"nil ring": {WithSharding(nil, ShardByNamespace), "WithSharding: nil ring"},
 		"nil hash": {WithSharding(ring, nil), `WithSharding(ring "ring"): nil hash func`},
 	} {
-		_, err := New("c", ReconcilerFunc(nopReconcile), tc.opt)
+		_, err := New("c", reconcile.Func(nopReconcile), tc.opt)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", name, err, tc.want)
 		}
 	}
-	plain, _ := New("plain", ReconcilerFunc(nopReconcile))
-	sharded, err := New("sharded", ReconcilerFunc(nopReconcile), WithSharding(ring, ShardByNamespace))
+	plain, _ := New("plain", reconcile.Func(nopReconcile))
+	sharded, err := New("sharded", reconcile.Func(nopReconcile), WithSharding(ring, ShardByNamespace))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,13 @@ func TestWithShardingErrors(t *testing.T) {
 	}
 }
 
-func nopReconcile(context.Context, Request) (Result, error) { return Result{}, nil }
+func nopReconcile(context.Context, reconcile.Request) (reconcile.Result, error) {
+	return reconcile.Result{}, nil
+}
 
 // startSharded starts a controller sharded over ring by hashOf, fed reqs
 // once by a synced source, and stops it at the test's end.
-func startSharded(t *testing.T, r Reconciler, ring *shard.Ring, hashOf ShardHashFunc, reqs ...Request) {
+func startSharded(t *testing.T, r reconcile.Reconciler, ring *shard.Ring, hashOf ShardHashFunc, reqs ...reconcile.Request) {
 	t.Helper()
 	c, err := New("sharded", r, WithSharding(ring, hashOf))
 	if err != nil {
@@ -126,7 +128,7 @@ func TestShardedControllerParksAndDrops(t *testing.T) {
 
 	hashes := map[string]uint64{"parked": hb, "dropped": ha}
 	var looked atomic.Int32
-	hashOf := func(r Request) (uint64, bool) {
+	hashOf := func(r reconcile.Request) (uint64, bool) {
 		looked.Add(1)
 		h, ok := hashes[r.Name]
 		return h, ok
@@ -134,14 +136,14 @@ func TestShardedControllerParksAndDrops(t *testing.T) {
 	var mu sync.Mutex
 	var aDone bool
 	var calls []string
-	rec := ReconcilerFunc(func(ctx context.Context, r Request) (Result, error) {
+	rec := reconcile.Func(func(ctx context.Context, r reconcile.Request) (reconcile.Result, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if !aDone {
 			t.Errorf("%s reconciled on b while a still reconciles its hash", r.Name)
 		}
 		calls = append(calls, r.Name+" "+reconcile.ReasonsFrom(ctx).String())
-		return Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	startSharded(t, rec, b, hashOf, req("parked"), req("dropped"), req("unknown"))
 
@@ -182,11 +184,11 @@ func TestShardedControllerRetakesWhatItRegains(t *testing.T) {
 	})
 
 	var looked atomic.Int32
-	hashOf := func(Request) (uint64, bool) { looked.Add(1); return ha, true }
-	reconciled := make(chan Request, 10)
-	rec := ReconcilerFunc(func(_ context.Context, r Request) (Result, error) {
+	hashOf := func(reconcile.Request) (uint64, bool) { looked.Add(1); return ha, true }
+	reconciled := make(chan reconcile.Request, 10)
+	rec := reconcile.Func(func(_ context.Context, r reconcile.Request) (reconcile.Result, error) {
 		reconciled <- r
-		return Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	startSharded(t, rec, b, hashOf, req("regained"))
 

@@ -14,6 +14,7 @@ import (
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/predicate"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/workqueue"
 )
 
 // Source feeds a controller's queue. Attach begins delivering requests to
@@ -135,7 +136,7 @@ type ownWrites interface {
 	// ownEcho reports whether it has taken care of e's add of req: dropped
 	// it as an echo or added it at the writer's priority, or put it off
 	// until req's reconcile in progress has recorded its writes.
-	ownEcho(req Request, e echoEvent) bool
+	ownEcho(req reconcile.Request, e echoEvent) bool
 }
 
 // echoEvent is an add of a request for an update whose new object is uid
@@ -187,7 +188,7 @@ type eventQueues struct {
 }
 
 func newEventQueues(q handler.Queue) *eventQueues {
-	low := handler.LowPriority
+	low := workqueue.LowPriority
 	var echoes ownWrites
 	if tracksEchoes(q) {
 		echoes = q.(ownWrites)

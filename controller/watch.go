@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // watch is one of a controller's sources and, once attached, how to stop it.
@@ -137,9 +138,9 @@ type gate struct {
 	closed bool
 }
 
-func (g *gate) Add(req Request) { g.AddWithOpts(handler.AddOpts{}, req) }
+func (g *gate) Add(req reconcile.Request) { g.AddWithOpts(handler.AddOpts{}, req) }
 
-func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
+func (g *gate) AddWithOpts(o handler.AddOpts, req reconcile.Request) {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if !g.closed {
@@ -150,7 +151,7 @@ func (g *gate) AddWithOpts(o handler.AddOpts, req Request) {
 // tracksEchoes and ownEcho are the controller queue's (see eventQueue).
 func (g *gate) tracksEchoes() bool { return tracksEchoes(g.q) }
 
-func (g *gate) ownEcho(req Request, e echoEvent) bool {
+func (g *gate) ownEcho(req reconcile.Request, e echoEvent) bool {
 	return g.q.(ownWrites).ownEcho(req, e)
 }
 

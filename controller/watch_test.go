@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/steadyctl/steady/handler"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 // pushSource adds requests when the test says so, through the queue it was
@@ -101,7 +102,7 @@ func TestWatchAfterStartAttachesAtOnceAndUnwatchGatesTheQueue(t *testing.T) {
 }
 
 func TestWatchRefusesBadSources(t *testing.T) {
-	c, err := New("bad", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }))
+	c, err := New("bad", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 // detached by the time Start returns, and none is attached after.
 func TestWatchRacesStartAndShutdown(t *testing.T) {
 	for range 20 {
-		c, err := New("race", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }))
+		c, err := New("race", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
 		if err != nil {
 			t.Fatal(err)
 		}

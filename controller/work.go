@@ -60,7 +60,7 @@ type shardStart struct {
 //
 //   - error: requeue with the rate limiter's backoff (a RequeueAfter returned
 //     with an error is ignored: the error wins, as in controller-runtime);
-//   - terminal error (TerminalError): log, forget the backoff, no retry;
+//   - terminal error (reconcile.TerminalError): log, forget the backoff, no retry;
 //   - panic (when recovered): treated as an error, logged with the stack;
 //   - Result.RequeueAfter: forget the backoff, add again after that long;
 //   - success: forget the backoff.
@@ -68,7 +68,7 @@ type shardStart struct {
 // The reasons the request was queued for (none with a plain queue) go
 // into its context, its logger and the reason metrics; its priority goes
 // to the echoes of its writes.
-func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, why reconcile.Reasons, h hold, sh shardStart) {
+func (c *Controller) reconcileOne(ctx context.Context, req reconcile.Request, prio int, why reconcile.Reasons, h hold, sh shardStart) {
 	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
 	if h.wasHeld {
 		// Held for the caches to show this request's last writes.
@@ -142,7 +142,7 @@ func (c *Controller) reconcileOne(ctx context.Context, req Request, prio int, wh
 	}
 }
 
-func (c *Controller) call(ctx context.Context, req Request) (result Result, panicked bool, err error) {
+func (c *Controller) call(ctx context.Context, req reconcile.Request) (result reconcile.Result, panicked bool, err error) {
 	if c.opts.recoverPanic {
 		defer func() {
 			if r := recover(); r != nil {

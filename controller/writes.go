@@ -37,12 +37,12 @@ type writeGate struct {
 	after   func(time.Duration, func()) func() bool
 
 	mu      sync.Mutex
-	pending map[Request]*pendingWrites
+	pending map[reconcile.Request]*pendingWrites
 	sweepAt int
 	echoes  map[echoKey]echo // nil when echoes are neither dropped nor prioritized
 	drop    bool             // drop echoes (WithDropOwnEchoes), else queue them at the writer's priority
 	echoAt  int              // the echoes' sweep threshold
-	flights map[Request]*flight
+	flights map[reconcile.Request]*flight
 	closed  bool
 	// tracked is len(echoes) + len(flights), kept under mu, so that an
 	// update event skips mu when nothing is tracked: the steady state of
@@ -67,7 +67,7 @@ type pendingWrites struct {
 
 // echoKey names an object a request's reconcile wrote.
 type echoKey struct {
-	req Request
+	req reconcile.Request
 	uid types.UID
 }
 
@@ -84,11 +84,11 @@ const minSweep = 256
 func newWriteGate(c *Controller) *writeGate {
 	o := c.opts
 	g := &writeGate{c: c, gate: o.readYourWrites, maxWait: o.readYourWritesWait, clock: o.clock,
-		pending: map[Request]*pendingWrites{}, sweepAt: minSweep, echoAt: minSweep}
+		pending: map[reconcile.Request]*pendingWrites{}, sweepAt: minSweep, echoAt: minSweep}
 	if o.dropEchoes || o.priority {
 		g.drop = o.dropEchoes
 		g.echoes = map[echoKey]echo{}
-		g.flights = map[Request]*flight{}
+		g.flights = map[reconcile.Request]*flight{}
 	}
 	if d, ok := o.clock.(clock.WithDelayedExecution); ok {
 		g.after = func(wait time.Duration, f func()) func() bool { return d.AfterFunc(wait, f).Stop }
@@ -102,7 +102,7 @@ func newWriteGate(c *Controller) *writeGate {
 // out at priority prio.
 type recorder struct {
 	g    *writeGate
-	req  Request
+	req  reconcile.Request
 	prio int
 }
 
@@ -115,7 +115,7 @@ func (g *writeGate) tracksEchoes(prio int) bool {
 	return g.echoes != nil && (g.drop || prio < 0)
 }
 
-func (g *writeGate) record(req Request, prio int, w reconcile.Write) {
+func (g *writeGate) record(req reconcile.Request, prio int, w reconcile.Write) {
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -224,7 +224,7 @@ type hold struct {
 // check decides whether req, taken by a worker for reasons why, must wait
 // for its caches; if so it arranges for req to be added again when they
 // may show its writes, or when the bound passes.
-func (g *writeGate) check(req Request, why reconcile.Reasons) hold {
+func (g *writeGate) check(req reconcile.Request, why reconcile.Reasons) hold {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	p := g.pending[req]
@@ -284,7 +284,7 @@ func (g *writeGate) check(req Request, why reconcile.Reasons) hold {
 }
 
 // released adds a held request again, once per release.
-func (g *writeGate) released(req Request, p *pendingWrites, n uint64) {
+func (g *writeGate) released(req reconcile.Request, p *pendingWrites, n uint64) {
 	g.mu.Lock()
 	if g.closed || g.pending[req] != p || p.release != n || !p.waiting {
 		g.mu.Unlock()
@@ -314,7 +314,7 @@ func (p *pendingWrites) stop() {
 // been read and recorded. An add put off is made then (before the request
 // is done, so it is handed out again as an add during the reconcile would
 // be), unless it turns out to be an echo that is dropped.
-func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
+func (g *writeGate) ownEcho(req reconcile.Request, e echoEvent) bool {
 	if g.tracked.Load() == 0 {
 		return false
 	}
@@ -337,7 +337,7 @@ func (g *writeGate) ownEcho(req Request, e echoEvent) bool {
 // forgets the write if e is its echo or is past it. For an echo it lowers
 // e's priority to the writer's, and reports whether to add it all the
 // same (not when dropping) and that it took care of it; g.mu is held.
-func (g *writeGate) echoLocked(req Request, e *echoEvent) (add, handled bool) {
+func (g *writeGate) echoLocked(req reconcile.Request, e *echoEvent) (add, handled bool) {
 	k := echoKey{req, e.uid}
 	w, ok := g.echoes[k]
 	switch {
@@ -361,7 +361,7 @@ func (g *writeGate) echoLocked(req Request, e *echoEvent) (add, handled bool) {
 
 // begin records that req is being reconciled at priority prio, when its
 // echoes are tracked.
-func (g *writeGate) begin(req Request, prio int) {
+func (g *writeGate) begin(req reconcile.Request, prio int) {
 	if !g.tracksEchoes(prio) {
 		return
 	}
@@ -373,7 +373,7 @@ func (g *writeGate) begin(req Request, prio int) {
 
 // end records that req's reconcile has returned, and makes the adds put
 // off meanwhile that are not echoes to drop.
-func (g *writeGate) end(req Request) {
+func (g *writeGate) end(req reconcile.Request) {
 	if g.echoes == nil {
 		return
 	}

@@ -106,7 +106,7 @@ type gateHarness struct {
 
 func startGate(t *testing.T, opts ...Option) *gateHarness {
 	first := true
-	return startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
+	return startGateWith(t, func(ctx context.Context, g *gateHarness, rq reconcile.Request) {
 		if first {
 			first = false
 			g.write(ctx, rq)
@@ -115,16 +115,16 @@ func startGate(t *testing.T, opts ...Option) *gateHarness {
 }
 
 // write records the write of object u1 at resourceVersion 7 to g.cache.
-func (g *gateHarness) write(ctx context.Context, rq Request) {
+func (g *gateHarness) write(ctx context.Context, rq reconcile.Request) {
 	reconcile.RecordWrite(ctx, reconcile.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
 }
 
 // startGateWith is startGate with a reconciler that calls before first.
-func startGateWith(t *testing.T, before func(context.Context, *gateHarness, Request), opts ...Option) *gateHarness {
+func startGateWith(t *testing.T, before func(context.Context, *gateHarness, reconcile.Request), opts ...Option) *gateHarness {
 	t.Helper()
 	g := &gateHarness{cache: &fakeCache{}, metrics: &writeMetricsRecorder{}}
-	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan Request, 100)}}
-	r := ReconcilerFunc(func(ctx context.Context, rq Request) (Result, error) {
+	h := &harness{t: t, clock: clocktesting.NewFakeClock(time.Now()), r: &scripted{calls: make(chan reconcile.Request, 100)}}
+	r := reconcile.Func(func(ctx context.Context, rq reconcile.Request) (reconcile.Result, error) {
 		before(ctx, g, rq)
 		return h.r.Reconcile(ctx, rq)
 	})
@@ -217,7 +217,7 @@ func TestOwnEchoesAreDroppedForTheWritingRequestOnly(t *testing.T) {
 	g.q.Add(req("a"))
 	g.expectCall() // wrote u1 at resourceVersion 7
 	eq := newEventQueues(g.q)
-	deliver := func(r Request, rv string) {
+	deliver := func(r reconcile.Request, rv string) {
 		eq.update.echo = echoOf{eq.echoes, "u1", rv}
 		eq.update.Add(r)
 		eq.update.echo = echoOf{}
@@ -234,7 +234,7 @@ func TestOwnEchoesAreDroppedForTheWritingRequestOnly(t *testing.T) {
 }
 
 func TestWriteGateSweepsShownWrites(t *testing.T) {
-	c, err := New("sweep", ReconcilerFunc(func(context.Context, Request) (Result, error) { return Result{}, nil }))
+	c, err := New("sweep", reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 	cache := &fakeCache{}
 	cache.shown.Store(true)
 	for i := range 10 * minSweep {
-		g.record(Request{NamespacedName: req("x").NamespacedName}, 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(reconcile.Request{NamespacedName: req("x").NamespacedName}, 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
 		g.record(req(string(rune('a'+i%26))+string(rune(i))), 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
 	}
 	if n := len(g.pending); n >= minSweep {
@@ -256,7 +256,7 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 func TestOwnEchoBeforeTheWriteIsRecorded(t *testing.T) {
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
+	h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq reconcile.Request) {
 		if calls.Add(1) <= 2 {
 			entered <- struct{}{}
 			<-proceed
@@ -303,7 +303,7 @@ func TestOwnEchoKeepsTheWritersPriority(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			entered, proceed := make(chan struct{}), make(chan struct{})
 			first := true
-			h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq Request) {
+			h := startGateWith(t, func(ctx context.Context, g *gateHarness, rq reconcile.Request) {
 				if first {
 					first = false
 					g.write(ctx, rq) // u1 at resourceVersion 7

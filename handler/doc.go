@@ -17,7 +17,7 @@
 // and with Add otherwise, so handlers work on any Queue. EnqueueObject,
 // EnqueueOwner and EnqueueFunc name their reasons (reconcile.Primary…,
 // Owned…, Watched…); the controller adds the rest, and puts the requests
-// of an initial list and of unchanged updates at LowPriority, whatever
+// of an initial list and of unchanged updates at workqueue.LowPriority, whatever
 // the handler (controller-runtime's WithLowPriorityWhenUnchanged, built
 // in). WithPriority gives a handler's other requests a priority of their
 // own.

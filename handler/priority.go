@@ -6,18 +6,12 @@ import (
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
-	"github.com/steadyctl/steady/workqueue"
 )
-
-// LowPriority is the priority of the requests of an informer's initial
-// list and of unchanged updates (resyncs), below the 0 of other events:
-// controller-runtime's handler.LowPriority.
-const LowPriority = workqueue.LowPriority
 
 // AddOpts says how a request is added beyond Add.
 type AddOpts struct {
 	// Priority is the request's priority; higher is reconciled first.
-	// Nil leaves it to the controller: LowPriority for an event of the
+	// Nil leaves it to the controller: workqueue.LowPriority for an event of the
 	// initial list or an unchanged update, 0 for any other.
 	Priority *int
 	// Reasons say why the request is queued. Zero leaves it to the
@@ -49,7 +43,7 @@ func AddWithOpts(q Queue, o AddOpts, req reconcile.Request) {
 
 // WithPriority returns h with its requests queued at priority, except
 // those of the initial list and of unchanged updates (resyncs), which
-// stay at LowPriority: a kind whose changes are more urgent than those of
+// stay at workqueue.LowPriority: a kind whose changes are more urgent than those of
 // others, say. A request h adds with a priority of its own keeps it.
 // For a priority that depends on the object, write a handler that calls
 // AddWithOpts.

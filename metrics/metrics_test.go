@@ -19,6 +19,7 @@ import (
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/metrics"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
 )
 
@@ -29,7 +30,7 @@ func (requests) Name() string    { return "static" }
 func (requests) HasSynced() bool { return true }
 func (r requests) Attach(_ context.Context, q handler.Queue) (func(), error) {
 	for _, n := range r {
-		q.Add(controller.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: n}})
+		q.Add(reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: n}})
 	}
 	return func() {}, nil
 }
@@ -45,20 +46,20 @@ func TestMetricsEndpointAfterReconciles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var done atomic.Int32
-	r := controller.ReconcilerFunc(func(_ context.Context, req controller.Request) (controller.Result, error) {
+	r := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
 		defer done.Add(1)
 		switch req.Name {
 		case "fails":
-			return controller.Result{}, controller.TerminalError(errors.New("bad"))
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("bad"))
 		case "panics":
 			panic("bug")
 		case "later":
-			return controller.Result{RequeueAfter: time.Hour}, nil
+			return reconcile.Result{RequeueAfter: time.Hour}, nil
 		}
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	})
 	c, err := controller.New("demo", r, controller.WithMetricsProvider(wq), controller.WithMetrics(rec),
-		controller.WithRateLimiter(workqueue.NewExponentialLimiter[controller.Request](time.Hour, time.Hour)))
+		controller.WithRateLimiter(workqueue.NewExponentialLimiter[reconcile.Request](time.Hour, time.Hour)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,5 +27,5 @@
 // writes"); code that writes another way can record its writes too.
 //
 // It sits below the handler and controller packages so both can speak of
-// requests; package controller re-exports these names.
+// requests. The names live here only: no other package re-exports them.
 package reconcile

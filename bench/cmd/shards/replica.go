@@ -22,6 +22,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/shard"
 )
 
@@ -207,18 +208,18 @@ type reconciler struct {
 	logic  *e2e.Logic
 }
 
-func (r *reconciler) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	cm, ok := r.cache.Get(req.Namespace, req.Name)
 	if !ok {
 		r.logic.Observe(nil) // counted; nothing to write
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	}
 	want, write := r.logic.Observe(cm)
 	if !write {
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	}
 	cm = cm.DeepCopy() // the cache's objects are shared and read-only
 	e2e.SetObserved(cm, want)
 	_, err := r.client.Update(ctx, cm)
-	return controller.Result{}, r.logic.Wrote(err)
+	return reconcile.Result{}, r.logic.Wrote(err)
 }

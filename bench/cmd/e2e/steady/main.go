@@ -24,6 +24,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/metrics"
 	"github.com/steadyctl/steady/object"
+	"github.com/steadyctl/steady/reconcile"
 )
 
 func main() { e2e.Main("steady", start) }
@@ -37,7 +38,7 @@ type reconciler[T object.Object] struct {
 	logic *e2e.Logic
 }
 
-func (r *reconciler[T]) Reconcile(ctx context.Context, req controller.Request) (controller.Result, error) {
+func (r *reconciler[T]) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	obj, ok := r.cache.Get(req.Namespace, req.Name)
 	var observed metav1.Object // an untyped nil when the object is gone
 	if ok {
@@ -45,13 +46,13 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req controller.Request) (
 	}
 	want, write := r.logic.Observe(observed)
 	if !write {
-		return controller.Result{}, nil
+		return reconcile.Result{}, nil
 	}
 	if !r.cache.Compact() {
 		obj = obj.DeepCopyObject().(T) // the cache's objects are shared and read-only
 	} // a compact cache's read is the reconciler's own
 	e2e.SetObserved(obj, want)
-	return controller.Result{}, r.logic.Wrote(r.write(ctx, obj))
+	return reconcile.Result{}, r.logic.Wrote(r.write(ctx, obj))
 }
 
 // writerFunc returns the function a reconciler writes with, given the
