@@ -46,7 +46,7 @@ func BenchmarkEnqueuePath(b *testing.B) {
 	b.Run("impl=steady", func(b *testing.B) {
 		q := workqueue.NewRateLimiting(workqueue.DefaultControllerRateLimiter[reconcile.Request]())
 		defer q.ShutDown()
-		h := handler.WithPredicates(handler.EnqueueObject[*corev1.ConfigMap](), predicate.GenerationChanged[*corev1.ConfigMap]())
+		h := handler.Filtered(handler.EnqueueObject[*corev1.ConfigMap](), predicate.GenerationChanged[*corev1.ConfigMap]())
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			h.Update(ctx, event.Update[*corev1.ConfigMap]{ObjectOld: olds[i%keys], ObjectNew: news[i%keys]}, q)

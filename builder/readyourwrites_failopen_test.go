@@ -17,6 +17,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // opaqueLW lists items at resourceVersion rv and then watches forever
@@ -71,7 +72,7 @@ func TestReadYourWritesFailsOpen(t *testing.T) {
 			var reconciles atomic.Int32
 			r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 				if reconciles.Add(1) == 1 {
-					reconcile.RecordWrite(ctx, reconcile.Write{Cache: opaque, Namespace: req.Namespace, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.writeRV, Deleted: tc.deleted})
+					writes.Record(ctx, writes.Write{Cache: opaque, Namespace: req.Namespace, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.writeRV, Deleted: tc.deleted})
 				}
 				return reconcile.Result{}, nil
 			})

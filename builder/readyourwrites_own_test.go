@@ -73,7 +73,7 @@ type ownView struct {
 // follows, and the child it deletes is gone from it, with no request but
 // the two writes and no wait. With read-your-writes off the same reads
 // answer from the lagging cache, and the test's checks fail.
-func TestReconcileReadsItsOwnWrites(t *testing.T) {
+func TestReconcileReadsItsWrites(t *testing.T) {
 	const lag = 3 * time.Second
 	for _, on := range []bool{true, false} {
 		t.Run(fmt.Sprintf("readYourWrites=%v", on), func(t *testing.T) {

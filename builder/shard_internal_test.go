@@ -29,7 +29,7 @@ func TestShardedDeletionNotedOnlyWhenQueued(t *testing.T) {
 		queued int
 	}{
 		{"queued", handler.EnqueueObject[*corev1.ConfigMap](), true, 1},
-		{"filtered", handler.WithPredicates(handler.EnqueueObject[*corev1.ConfigMap](),
+		{"filtered", handler.Filtered(handler.EnqueueObject[*corev1.ConfigMap](),
 			predicate.Funcs[*corev1.ConfigMap]{DeleteFunc: func(event.Delete[*corev1.ConfigMap]) bool { return false }}), false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

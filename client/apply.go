@@ -24,8 +24,8 @@ type applyOptions struct {
 	force      bool
 }
 
-// WithFieldManager names the field manager the applied fields belong to.
-// Without it, an apply made during a reconcile uses the name of the
+// FieldManager names the field manager the applied fields belong to
+// (controller-runtime's client.FieldOwner). Without it, an apply made during a reconcile uses the name of the
 // controller running it (reconcile.ControllerName), and an apply made
 // anywhere else is an error: the API server needs a field manager for
 // every apply, and a made-up one would leave fields nobody recognizes.
@@ -33,21 +33,21 @@ type applyOptions struct {
 // A field manager owns exactly the fields it applied last: fields it
 // stops setting are removed (unless another manager also set them), so
 // each actor that applies to an object should have a name of its own and
-// keep it across restarts. Create, Update and Patch name theirs in their
-// metav1 options (FieldManager); the API server defaults it from the
-// client's user agent.
-func WithFieldManager(name string) ApplyOption {
+// keep it across restarts. Create, Update and Patch name theirs in the
+// FieldManager field of their metav1 options; the API server defaults it
+// from the client's user agent.
+func FieldManager(name string) ApplyOption {
 	return func(o *applyOptions) { o.manager, o.managerSet = name, true }
 }
 
-// WithForceOwnership makes the apply take over fields that another field
+// ForceOwnership makes the apply take over fields that another field
 // manager set to a different value, instead of failing with an
 // ApplyConflictError: kubectl's --force-conflicts, controller-runtime's
-// client.ForceOwnership. A controller that is the one authority on the
+// client.ForceOwnership (a value there, a call here). A controller that is the one authority on the
 // fields it applies (its child objects, say) usually wants it; without it
 // a conflict is reported so that a person's or another controller's
 // change is not overwritten silently.
-func WithForceOwnership() ApplyOption {
+func ForceOwnership() ApplyOption {
 	return func(o *applyOptions) { o.force = true }
 }
 
@@ -62,10 +62,10 @@ func WithForceOwnership() ApplyOption {
 //
 // cfg must name the object (a name, and a namespace for namespaced kinds)
 // and carry the client's apiVersion and kind. The field manager is
-// WithFieldManager's, or the running controller's name; with neither,
+// FieldManager's, or the running controller's name; with neither,
 // Apply fails. A field another manager owns with a different value fails
 // the apply with an *ApplyConflictError (apierrors.IsConflict is true for
-// it too), unless WithForceOwnership is given.
+// it too), unless ForceOwnership is given.
 //
 // Unlike Update, Apply needs no resourceVersion and never conflicts with
 // a concurrent writer of other fields, so it needs no retry loop.
@@ -116,14 +116,14 @@ func (c *Client[T]) apply(ctx context.Context, cfg runtime.ApplyConfiguration, s
 func (o applyOptions) fieldManager(ctx context.Context) (string, error) {
 	switch {
 	case o.managerSet && o.manager == "":
-		return "", errors.New("WithFieldManager: empty field manager name")
+		return "", errors.New("FieldManager: empty field manager name")
 	case o.managerSet:
 		return o.manager, nil
 	}
 	if name, ok := reconcile.ControllerName(ctx); ok {
 		return name, nil
 	}
-	return "", errors.New("no field manager: pass client.WithFieldManager(name), or apply from a reconcile, whose controller's name is the default")
+	return "", errors.New("no field manager: pass client.FieldManager(name), or apply from a reconcile, whose controller's name is the default")
 }
 
 // applyHeader is what Apply needs to know of an apply configuration.

@@ -45,7 +45,7 @@ func TestApplyConflictThenForce(t *testing.T) {
 	cm := func(data map[string]string) *corev1ac.ConfigMapApplyConfiguration {
 		return corev1ac.ConfigMap("settings", ns).WithData(data)
 	}
-	first, err := c.Apply(ctx, cm(map[string]string{"color": "red", "size": "m"}), client.WithFieldManager("alice"))
+	first, err := c.Apply(ctx, cm(map[string]string{"color": "red", "size": "m"}), client.FieldManager("alice"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestApplyConflictThenForce(t *testing.T) {
 		t.Fatalf("Apply of a new object returned %v %v, want it created", first.UID, first.Data)
 	}
 
-	_, err = c.Apply(ctx, cm(map[string]string{"color": "blue"}), client.WithFieldManager("bob"))
+	_, err = c.Apply(ctx, cm(map[string]string{"color": "blue"}), client.FieldManager("bob"))
 	var conflict *client.ApplyConflictError
 	if !errors.As(err, &conflict) {
 		t.Fatalf("conflicting Apply: %v (%T), want an *ApplyConflictError", err, err)
@@ -65,7 +65,7 @@ func TestApplyConflictThenForce(t *testing.T) {
 	if !apierrors.IsConflict(err) {
 		t.Fatalf("IsConflict(%v) = false", err)
 	}
-	for _, part := range []string{"configmaps " + ns + "/settings", `"bob"`, `"alice"`, ".data.color", "WithForceOwnership"} {
+	for _, part := range []string{"configmaps " + ns + "/settings", `"bob"`, `"alice"`, ".data.color", "ForceOwnership"} {
 		if !strings.Contains(err.Error(), part) {
 			t.Errorf("conflict error %q does not mention %s", err, part)
 		}
@@ -74,7 +74,7 @@ func TestApplyConflictThenForce(t *testing.T) {
 		t.Fatalf("a refused apply changed the object: %v", got.Data)
 	}
 
-	forced, err := c.Apply(ctx, cm(map[string]string{"color": "blue"}), client.WithFieldManager("bob"), client.WithForceOwnership())
+	forced, err := c.Apply(ctx, cm(map[string]string{"color": "blue"}), client.FieldManager("bob"), client.ForceOwnership())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestApplyConflictThenForce(t *testing.T) {
 		t.Fatalf("after a forced apply: data %v, bob owns %s, alice owns %s; want blue, owned by bob alone", forced.Data, bobs, alices)
 	}
 	// alice stops setting size: it goes; color is bob's now and stays.
-	last, err := c.Apply(ctx, corev1ac.ConfigMap("settings", ns), client.WithFieldManager("alice"))
+	last, err := c.Apply(ctx, corev1ac.ConfigMap("settings", ns), client.FieldManager("alice"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,14 +104,14 @@ func TestApplyStatus(t *testing.T) {
 		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
 		WithTemplate(corev1ac.PodTemplateSpec().WithLabels(labels).
 			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("c").WithImage("example.invalid/app:1"))))
-	d, err := deployments.Apply(ctx, appsv1ac.Deployment("web", ns).WithSpec(spec), client.WithFieldManager("deployer"))
+	d, err := deployments.Apply(ctx, appsv1ac.Deployment("web", ns).WithSpec(spec), client.FieldManager("deployer"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	status := appsv1ac.Deployment("web", ns).
 		WithSpec(appsv1ac.DeploymentSpec().WithReplicas(5)). // not saved: status only
 		WithStatus(appsv1ac.DeploymentStatus().WithObservedGeneration(d.Generation).WithReplicas(1))
-	got, err := deployments.ApplyStatus(ctx, status, client.WithFieldManager("deployer"))
+	got, err := deployments.ApplyStatus(ctx, status, client.FieldManager("deployer"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +129,11 @@ func TestApplyStatus(t *testing.T) {
 		t.Fatalf("deployer's managed fields %+v: want an entry for the object and one for its status", got.ManagedFields)
 	}
 	// Applying the spec again, without status, leaves the status alone.
-	again, err := deployments.Apply(ctx, appsv1ac.Deployment("web", ns).WithSpec(spec), client.WithFieldManager("deployer"))
+	again, err := deployments.Apply(ctx, appsv1ac.Deployment("web", ns).WithSpec(spec), client.FieldManager("deployer"))
 	if err != nil || again.Status.ObservedGeneration != d.Generation {
 		t.Fatalf("spec applied again: %v, status %+v", err, again.Status)
 	}
-	_, err = deployments.ApplyStatus(ctx, appsv1ac.Deployment("missing", ns).WithStatus(appsv1ac.DeploymentStatus().WithReplicas(1)), client.WithFieldManager("deployer"))
+	_, err = deployments.ApplyStatus(ctx, appsv1ac.Deployment("missing", ns).WithStatus(appsv1ac.DeploymentStatus().WithReplicas(1)), client.FieldManager("deployer"))
 	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), "apply status of deployments.apps "+ns+"/missing") {
 		t.Fatalf("ApplyStatus of a missing object: %v, want NotFound naming it", err)
 	}
@@ -149,7 +149,7 @@ func TestApplyUnstructured(t *testing.T) {
 		"metadata": map[string]any{"name": "raw", "namespace": ns, "labels": map[string]any{"tier": "web"}},
 		"data":     map[string]any{"color": "green"},
 	}}
-	got, err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.WithFieldManager("raw-writer"))
+	got, err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldManager("raw-writer"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestApplyRefusesBadInput(t *testing.T) {
 	c, _ := newClient[*corev1.ConfigMap](t, ns)
 	nodes, _ := newClient[*corev1.Node](t, "")
 	ctx := context.Background()
-	manager := client.WithFieldManager("m")
+	manager := client.FieldManager("m")
 	unstr := func(obj map[string]any) runtime.ApplyConfiguration {
 		return client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: obj})
 	}
@@ -183,8 +183,8 @@ func TestApplyRefusesBadInput(t *testing.T) {
 		"no namespace":        {corev1ac.ConfigMap("a", ""), []client.ApplyOption{manager}, "a: the apply configuration has no namespace"},
 		"wrong kind":          {appsv1ac.Deployment("a", ns), []client.ApplyOption{manager}, ns + "/a: the apply configuration is a apps/v1 Deployment, the client's kind is v1 ConfigMap"},
 		"no kind":             {unstr(map[string]any{"metadata": map[string]any{"name": "a", "namespace": ns}}), []client.ApplyOption{manager}, ns + "/a: the apply configuration has no apiVersion or kind (want v1 ConfigMap)"},
-		"no field manager":    {corev1ac.ConfigMap("a", ns), nil, "apply configmaps " + ns + "/a: no field manager: pass client.WithFieldManager"},
-		"empty field manager": {corev1ac.ConfigMap("a", ns), []client.ApplyOption{client.WithFieldManager("")}, "WithFieldManager: empty field manager name"},
+		"no field manager":    {corev1ac.ConfigMap("a", ns), nil, "apply configmaps " + ns + "/a: no field manager: pass client.FieldManager"},
+		"empty field manager": {corev1ac.ConfigMap("a", ns), []client.ApplyOption{client.FieldManager("")}, "FieldManager: empty field manager name"},
 	} {
 		if _, err := c.Apply(ctx, tc.cfg, tc.opts...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: Apply: %v, want an error containing %q", name, err, tc.want)

@@ -5,7 +5,7 @@
 // reconcile costs the API server nothing. The price is that the cache lags a
 // write by the time its watch event takes to arrive. Inside a reconcile
 // that lag is hidden: each write made with the reconcile's context is
-// recorded (reconcile.RecordWrite), the reconcile's own later reads show
+// recorded (writes.Record), the reconcile's own later reads show
 // it (Your own writes, below), and the controller does not start the
 // request's next reconcile before the cache shows it (see package
 // controller, "Reading your own writes"). Outside a reconcile, a write is
@@ -65,7 +65,7 @@
 // answers. Only the reconcile that wrote sees this: the shared cache,
 // event handlers and other reconciles see what the watch delivers, and
 // events come only from the watch. Writes made outside a reconcile's
-// context (or with reconcile.WithOwnWrites not on it) are seen when the
+// context (or with writes.ContextWithLog not on it) are seen when the
 // cache sees them. controller.WithReadYourWrites(false) turns it off.
 //
 // CreateOrUpdate and CreateOrPatch also take the object they are given as
@@ -84,20 +84,20 @@
 // or retry loop is involved:
 //
 //	cm, err := configMaps.Apply(ctx, corev1ac.ConfigMap("web-settings", "shop").
-//		WithData(map[string]string{"replicas": "3"}), client.WithForceOwnership())
+//		WithData(map[string]string{"replicas": "3"}), client.ForceOwnership())
 //
 // Every apply names a field manager, the owner of the fields it sets:
-// WithFieldManager's name, or else the name of the controller whose
+// FieldManager's name, or else the name of the controller whose
 // reconcile is running (package controller puts it on the reconcile's
 // context, see reconcile.ControllerName); outside a reconcile, without
-// WithFieldManager, Apply is an error. The option concerns applies only:
+// FieldManager, Apply is an error. The option concerns applies only:
 // Create, Update and Patch name theirs in their metav1 options, where
 // client-go users look for it, and the API server defaults it from the
 // user agent.
 //
 // A field that another manager set to a different value is a conflict:
 // Apply fails with an *ApplyConflictError that names the fields and their
-// managers (and is also a 409 Conflict). WithForceOwnership takes the
+// managers (and is also a 409 Conflict). ForceOwnership takes the
 // fields over instead, as the one authority on a child object should.
 //
 // # Where reads come from

@@ -47,7 +47,7 @@ func IgnoreAlreadyExists(err error) error {
 
 // ApplyConflictError is the error of an Apply or ApplyStatus that would
 // change fields other field managers own: each of its Conflicts names a
-// field and the manager that set it. Apply again WithForceOwnership to
+// field and the manager that set it. Apply again with ForceOwnership to
 // take the fields over, or stop applying them.
 //
 // It unwraps to the API server's 409 Conflict, so apierrors.IsConflict is
@@ -96,7 +96,7 @@ func (e *ApplyConflictError) Error() string {
 		}
 		fmt.Fprintf(&b, "conflict with field manager %q on %s", m, strings.Join(fields[m], ", "))
 	}
-	b.WriteString(" (apply WithForceOwnership to take them over)")
+	b.WriteString(" (apply with ForceOwnership to take them over)")
 	return b.String()
 }
 

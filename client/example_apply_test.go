@@ -39,7 +39,7 @@ type settingsReconciler struct {
 // Reconcile states the child object it wants, and Server-Side Apply makes
 // it so: created if missing, changed if different, nothing else touched,
 // and no read, resourceVersion or retry loop. The field manager is the
-// controller's name; WithForceOwnership takes over fields someone else
+// controller's name; ForceOwnership takes over fields someone else
 // changed, as the child's one authority should.
 func (r settingsReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	web, err := r.deployments.Get(ctx, req.Namespace, req.Name)
@@ -51,7 +51,7 @@ func (r settingsReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	cfg := corev1ac.ConfigMap(web.Name+"-settings", web.Namespace).
 		WithOwnerReferences(owner).
 		WithData(map[string]string{"replicas": fmt.Sprint(*web.Spec.Replicas)})
-	_, err = r.configMaps.Apply(ctx, cfg, client.WithForceOwnership())
+	_, err = r.configMaps.Apply(ctx, cfg, client.ForceOwnership())
 	return reconcile.Result{}, err
 }
 
@@ -72,7 +72,7 @@ func ExampleClient_Apply_child() {
 func ExampleClient_Apply() {
 	ctx := context.Background()
 	cm, err := configMaps.Apply(ctx, corev1ac.ConfigMap("flags", "shop").WithData(map[string]string{"beta": "on"}),
-		client.WithFieldManager("flag-tool"))
+		client.FieldManager("flag-tool"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func ExampleClient_ApplyStatus() {
 	ctx := context.Background()
 	status := appsv1ac.Deployment("web", "shop").
 		WithStatus(appsv1ac.DeploymentStatus().WithObservedGeneration(3))
-	if _, err := deployments.ApplyStatus(ctx, status, client.WithFieldManager("web-status")); err != nil {
+	if _, err := deployments.ApplyStatus(ctx, status, client.FieldManager("web-status")); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -101,7 +101,7 @@ func ExampleApplyConfigurationFromUnstructured() {
 		"metadata": map[string]any{"name": "flags", "namespace": "shop"},
 		"data":     map[string]any{"beta": "on"},
 	}}
-	if _, err := configMaps.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.WithFieldManager("flag-tool")); err != nil {
+	if _, err := configMaps.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldManager("flag-tool")); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -111,7 +111,7 @@ func ExampleApplyConfigurationFromUnstructured() {
 func ExampleApplyConflictError() {
 	ctx := context.Background()
 	_, err := configMaps.Apply(ctx, corev1ac.ConfigMap("flags", "shop").WithData(map[string]string{"beta": "off"}),
-		client.WithFieldManager("flag-tool"))
+		client.FieldManager("flag-tool"))
 	var conflict *client.ApplyConflictError
 	switch {
 	case errors.As(err, &conflict):

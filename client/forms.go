@@ -104,7 +104,7 @@ func newClient[T object.Object](f *informer.Factory, gvk schema.GroupVersionKind
 		newObj:     a.newObj,
 		newList:    a.newList,
 		form:       a.form,
-		wait:       f.SyncTimeout(),
+		wait:       f.CacheSyncTimeout(),
 		started:    f.Started(),
 	}
 	if a.form == formTyped {

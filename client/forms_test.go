@@ -274,7 +274,7 @@ func TestUnstructuredClient(t *testing.T) {
 		"apiVersion": gadgetGVK.GroupVersion().String(), "kind": "Gadget",
 		"metadata": map[string]any{"name": "g", "namespace": ns},
 		"spec":     map[string]any{"color": "green"},
-	}}), client.WithFieldManager("gadget-painter"))
+	}}), client.FieldManager("gadget-painter"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -368,7 +368,7 @@ func TestMetadataClient(t *testing.T) {
 	labeled, err := meta.Apply(ctx, client.ApplyConfigurationFromUnstructured(&unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "c", "namespace": ns, "labels": map[string]any{"applied": "yes"}},
-	}}), client.WithFieldManager("labeler"))
+	}}), client.FieldManager("labeler"))
 	if err != nil || labeled.Labels["applied"] != "yes" {
 		t.Fatalf("Apply of a label through the metadata client = %+v, %v", labeled, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/object"
-	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // A reconcile's reads show its own writes (see the package documentation,
@@ -28,7 +28,7 @@ type own[T any] struct {
 // ownWrite returns what the reconcile running with ctx wrote to
 // namespace/name through inf, if inf's cache does not show it yet.
 func (c *Client[T]) ownWrite(ctx context.Context, inf *informer.Informer[T], namespace, name string) (own[T], bool) {
-	w, ok := reconcile.OwnWrite(ctx, inf, namespace, name)
+	w, ok := writes.Find(ctx, inf, namespace, name)
 	if !ok || inf.Shows(w) {
 		return own[T]{}, false
 	}
@@ -40,7 +40,7 @@ func (c *Client[T]) ownWrite(ctx context.Context, inf *informer.Informer[T], nam
 // common case, at the cost of a context lookup.
 func (c *Client[T]) ownWrites(ctx context.Context, inf *informer.Informer[T]) map[types.NamespacedName]own[T] {
 	var out map[types.NamespacedName]own[T]
-	for _, w := range reconcile.OwnWrites(ctx, inf) {
+	for _, w := range writes.List(ctx, inf) {
 		if inf.Shows(w) {
 			continue
 		}
@@ -57,7 +57,7 @@ func (c *Client[T]) ownWrites(ctx context.Context, inf *informer.Informer[T]) ma
 // ownOf turns w, a write inf's cache does not show, into what reads show;
 // false when w's object is not a T (a deletion's answer may be another
 // kind), and the cache is read instead.
-func ownOf[T object.Object](inf *informer.Informer[T], w reconcile.Write) (own[T], bool) {
+func ownOf[T object.Object](inf *informer.Informer[T], w writes.Write) (own[T], bool) {
 	if w.Deleted {
 		return own[T]{absent: true}, true
 	}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/steadyctl/steady/object"
-	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // recordWrite tells the reconcile running with ctx, if any, that it wrote
@@ -18,7 +18,7 @@ import (
 // records nothing: its reads are live.
 func (c *Client[T]) recordWrite(ctx context.Context, obj object.Object) {
 	if inf, err := c.current(); err == nil && inf != nil {
-		reconcile.RecordWrite(ctx, reconcile.Write{Cache: inf,
+		writes.Record(ctx, writes.Write{Cache: inf,
 			Namespace: obj.GetNamespace(), Name: obj.GetName(), UID: obj.GetUID(),
 			ResourceVersion: obj.GetResourceVersion(), Object: obj})
 	}
@@ -49,9 +49,9 @@ func (c *Client[T]) recordDelete(ctx context.Context, namespace, name string, re
 	if uid == "" {
 		if cached, ok := inf.Cache().Get(namespace, name); ok {
 			uid = cached.GetUID()
-		} else if w, ok := reconcile.OwnWrite(ctx, inf, namespace, name); ok {
+		} else if w, ok := writes.Find(ctx, inf, namespace, name); ok {
 			uid = w.UID // created by this reconcile, and not cached yet
 		}
 	}
-	reconcile.RecordWrite(ctx, reconcile.Write{Cache: inf, Namespace: namespace, Name: name, UID: uid, Deleted: true})
+	writes.Record(ctx, writes.Write{Cache: inf, Namespace: namespace, Name: name, UID: uid, Deleted: true})
 }

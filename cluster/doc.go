@@ -20,7 +20,7 @@
 // config says otherwise; an operator's caches, writes and leader election
 // easily need more. LoadConfig sets DefaultThrottle (20/s, burst 30, as
 // controller-runtime does), and manager.New sets it on a config that has
-// no throttling of its own; WithThrottle and manager.WithClientThrottle
+// no throttling of its own; WithThrottle and manager.WithThrottle
 // choose another Throttle: ClientGoThrottle keeps client-go's, NoThrottle
 // turns it off for servers that protect themselves with API Priority and
 // Fairness (Kubernetes 1.29 and later). New uses its config as given.

@@ -62,7 +62,7 @@
 // workqueue.LowPriority, as do unchanged updates (resyncs), and every other
 // event at 0, so a change made meanwhile is reconciled next rather than
 // after thousands of start-up reconciles. A handler may name a priority of
-// its own (handler.WithPriority, or handler.AddWithOpts with AddOpts); a
+// its own (handler.AtPriority, or handler.AddWithOpts with AddOpts); a
 // request added twice keeps the higher, and a request that fails or asks
 // for RequeueAfter comes back at the priority it had. So does the update
 // that only echoes a write the request's own reconcile made (its
@@ -121,22 +121,23 @@
 //
 // A reconcile never starts on a cache older than this controller's last
 // write for that request. Every write a reconcile makes through package
-// client (create, update, patch, apply, status, delete) is recorded with
-// the resourceVersion the server returned, against the request being
-// reconciled: the request's own object and any other object written on its
-// behalf, such as a child it created or deleted. When a worker next takes
-// the request, it checks that every cache written through has processed
-// those resourceVersions (the informer's events and bookmarks count; a
-// deleted object must be gone from the cache). If not, the request is held:
-// put back, not counted as a failure, and queued again the moment the
-// informer catches up, a notification and not a poll. So a controller that
-// creates one child per parent does not create a second one because the
-// first is not cached yet, and one that writes status does not undo its own
-// write from a stale read.
+// client (create, update, patch, apply, status, delete) is recorded, as a
+// writes.Write with the resourceVersion the server returned, against the
+// request being reconciled: the request's own object and any other
+// object written on its behalf, such as a child it created or deleted.
+// When a worker next takes the request, it checks that every cache
+// written through has processed those resourceVersions (the informer's
+// events and bookmarks count; a deleted object must be gone from the
+// cache). If not, the request is held: put back, not counted as a
+// failure, and queued again the moment the informer catches up, a
+// notification and not a poll. So a controller that creates one child
+// per parent does not create a second one because the first is not cached
+// yet, and one that writes status does not undo its own write from a
+// stale read.
 //
 // Within one reconcile, the reads come after the writes too: every
 // reconcile's context keeps a log of its own writes
-// (reconcile.WithOwnWrites), and a Get or List through package client
+// (writes.ContextWithLog), and a Get or List through package client
 // shows each write made through the same cache, as the server returned it,
 // until the cache shows it. A child just created is in the next List, a
 // child just deleted is not, with no request and no wait; the shared cache,
@@ -146,7 +147,7 @@
 // What it does not cover: writes by others (another controller, a user)
 // stay eventually consistent, as with any cache; writes made without the
 // reconcile's context, or with a client that does not read from a cache,
-// are not tracked (reconcile.RecordWrite records one by hand). Where
+// are not tracked (writes.Record records one by hand). Where
 // resourceVersions are not numbers (some aggregated API servers), the
 // check fails open: the reconcile runs. A hold lasts at most
 // WithReadYourWritesTimeout (10 seconds by default), after which the

@@ -190,7 +190,7 @@ const DefaultReadYourWritesTimeout = 10 * time.Second
 // resourceVersion (events and bookmarks count); after
 // WithReadYourWritesTimeout it runs anyway, and the metrics say so
 // (WriteMetrics). Within a reconcile, reads through package client show
-// the reconcile's own writes at once (reconcile.WithOwnWrites), with no
+// the reconcile's own writes at once (writes.ContextWithLog), with no
 // wait and no request. Writes by others stay eventually consistent, as in
 // any cache. See the package documentation.
 func WithReadYourWrites(on bool) Option { return func(o *options) { o.readYourWrites = on } }

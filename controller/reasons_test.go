@@ -290,7 +290,7 @@ func (q *optsQueue) AddWithOpts(o handler.AddOpts, _ reconcile.Request) {
 // TestEventQueuesGiveDefaults checks the priorities and reasons an
 // informer source gives its handler's adds, per event, for a handler that
 // names its reasons (EnqueueObject), one that does not (Funcs with Add),
-// and one with a priority of its own (WithPriority).
+// and one with a priority of its own (AtPriority).
 func TestEventQueuesGiveDefaults(t *testing.T) {
 	cm := func(rv string) *corev1.ConfigMap {
 		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a", ResourceVersion: rv}}
@@ -325,10 +325,10 @@ func TestEventQueuesGiveDefaults(t *testing.T) {
 		{"plain Add, initial list", plainAdd, func(h handler.EventHandler[*corev1.ConfigMap], eq *eventQueues) {
 			h.Create(context.Background(), event.Create[*corev1.ConfigMap]{Object: cm("1"), IsInInitialList: true}, &eq.initial)
 		}, &low, reconcile.WatchedCreated | reconcile.InitialList},
-		{"WithPriority, create", handler.WithPriority(plainAdd, five), func(h handler.EventHandler[*corev1.ConfigMap], eq *eventQueues) {
+		{"AtPriority, create", handler.AtPriority(plainAdd, five), func(h handler.EventHandler[*corev1.ConfigMap], eq *eventQueues) {
 			h.Create(context.Background(), event.Create[*corev1.ConfigMap]{Object: cm("1")}, &eq.create)
 		}, &five, reconcile.WatchedCreated},
-		{"WithPriority, initial list", handler.WithPriority(plainAdd, five), func(h handler.EventHandler[*corev1.ConfigMap], eq *eventQueues) {
+		{"AtPriority, initial list", handler.AtPriority(plainAdd, five), func(h handler.EventHandler[*corev1.ConfigMap], eq *eventQueues) {
 			h.Create(context.Background(), event.Create[*corev1.ConfigMap]{Object: cm("1"), IsInInitialList: true}, &eq.initial)
 		}, &low, reconcile.WatchedCreated | reconcile.InitialList},
 	} {

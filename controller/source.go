@@ -34,7 +34,7 @@ type Source interface {
 // informer.Factory); attached again (after Controller.Unwatch), the source
 // uses the informer the factory hands out then (informer.Informer.Current).
 func Informer[T object.Object](inf *informer.Informer[T], h handler.EventHandler[T], preds ...predicate.Predicate[T]) Source {
-	return &informerSource[T]{name: inf.Name(), inf: inf, h: handler.WithPredicates(h, preds...)}
+	return &informerSource[T]{name: inf.Name(), inf: inf, h: handler.Filtered(h, preds...)}
 }
 
 type informerSource[T object.Object] struct {

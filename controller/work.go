@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // processNext takes one request and reconciles it; false means stop.
@@ -80,16 +81,16 @@ func (c *Controller) reconcileOne(ctx context.Context, req reconcile.Request, pr
 	}
 	// In-progress reconciles are allowed to finish on shutdown, so they do
 	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
-	rctx := reconcile.WithControllerName(context.WithoutCancel(ctx), c.name)
+	rctx := reconcile.ContextWithControllerName(context.WithoutCancel(ctx), c.name)
 	if g := c.queue.gate; g != nil {
-		rctx = reconcile.WithWriteRecorder(rctx, &recorder{g, req, prio})
+		rctx = writes.ContextWithRecorder(rctx, &recorder{g, req, prio})
 	}
 	if c.opts.readYourWrites {
-		rctx = reconcile.WithOwnWrites(rctx)
+		rctx = writes.ContextWithLog(rctx)
 	}
 	if why != 0 {
 		log = log.WithValues("reasons", why)
-		rctx = reconcile.WithReasons(rctx, why)
+		rctx = reconcile.ContextWithReasons(rctx, why)
 		if m, ok := c.opts.reconcileMetrics.(ReasonMetrics); ok {
 			m.Reasons(c.name, why)
 		}

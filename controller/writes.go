@@ -12,6 +12,7 @@ import (
 
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // writeGate keeps a controller's reconciles from starting on a cache that
@@ -56,7 +57,7 @@ type flight struct{ later []echoEvent }
 
 // pendingWrites are one request's writes that its cache may not show.
 type pendingWrites struct {
-	writes  []reconcile.Write
+	writes  []writes.Write
 	heldAt  time.Time         // when the request was first held; zero while not
 	why     reconcile.Reasons // the reasons of the takes it was held at
 	release uint64            // the current release's number, so a stale one does nothing
@@ -98,7 +99,7 @@ func newWriteGate(c *Controller) *writeGate {
 	return g
 }
 
-// recorder is the reconcile.WriteRecorder of one reconcile of req, handed
+// recorder is the writes.Recorder of one reconcile of req, handed
 // out at priority prio.
 type recorder struct {
 	g    *writeGate
@@ -106,7 +107,7 @@ type recorder struct {
 	prio int
 }
 
-func (r *recorder) RecordWrite(w reconcile.Write) { r.g.record(r.req, r.prio, w) }
+func (r *recorder) Record(w writes.Write) { r.g.record(r.req, r.prio, w) }
 
 // tracksEchoes reports whether the echoes of a reconcile at priority prio
 // are looked for: to drop them, or to queue them below the priority of an
@@ -115,7 +116,7 @@ func (g *writeGate) tracksEchoes(prio int) bool {
 	return g.echoes != nil && (g.drop || prio < 0)
 }
 
-func (g *writeGate) record(req reconcile.Request, prio int, w reconcile.Write) {
+func (g *writeGate) record(req reconcile.Request, prio int, w writes.Write) {
 	now := g.clock.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -149,7 +150,7 @@ func (g *writeGate) record(req reconcile.Request, prio int, w reconcile.Write) {
 // resourceVersion may stand for other writes in its namespace, and a
 // cache that has not seen the object created does not hold it, yet may
 // show it later.
-func (p *pendingWrites) add(w reconcile.Write) {
+func (p *pendingWrites) add(w writes.Write) {
 	for i, x := range p.writes {
 		switch {
 		case x.Cache != w.Cache || x.Namespace != w.Namespace:

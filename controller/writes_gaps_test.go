@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // A cache that catches up after the gate found it behind but before the
@@ -22,14 +22,14 @@ func TestReadYourWritesCacheCatchingUpWhileChecked(t *testing.T) {
 	g.expectCall()
 }
 
-// revCache is a reconcile.WriteCache at revision rev, holding the objects
+// revCache is a writes.Cache at revision rev, holding the objects
 // of the UIDs in holds.
 type revCache struct {
 	rev   uint64
 	holds map[types.UID]bool
 }
 
-func (c *revCache) Shows(w reconcile.Write) bool {
+func (c *revCache) Shows(w writes.Write) bool {
 	if w.Deleted {
 		return !c.holds[w.UID]
 	}
@@ -37,7 +37,7 @@ func (c *revCache) Shows(w reconcile.Write) bool {
 	return err != nil || c.rev >= rv
 }
 
-func (c *revCache) WhenShows(reconcile.Write, func()) (func() bool, bool) { return nil, false }
+func (c *revCache) WhenShows(writes.Write, func()) (func() bool, bool) { return nil, false }
 
 // One write per cache and namespace stands for all of them: the newest.
 // Deleting that object in the same reconcile must not drop what it stood
@@ -47,9 +47,9 @@ func (c *revCache) WhenShows(reconcile.Write, func()) (func() bool, bool) { retu
 func TestPendingWritesDeletionKeepsTheNewestRevision(t *testing.T) {
 	cache := &revCache{rev: 5, holds: map[types.UID]bool{}}
 	var p pendingWrites
-	p.add(reconcile.Write{Cache: cache, Namespace: "ns", Name: "b", UID: "ub", ResourceVersion: "8"})
-	p.add(reconcile.Write{Cache: cache, Namespace: "ns", Name: "a", UID: "ua", ResourceVersion: "10"})
-	p.add(reconcile.Write{Cache: cache, Namespace: "ns", Name: "a", UID: "ua", Deleted: true})
+	p.add(writes.Write{Cache: cache, Namespace: "ns", Name: "b", UID: "ub", ResourceVersion: "8"})
+	p.add(writes.Write{Cache: cache, Namespace: "ns", Name: "a", UID: "ua", ResourceVersion: "10"})
+	p.add(writes.Write{Cache: cache, Namespace: "ns", Name: "a", UID: "ua", Deleted: true})
 	if p.shown() {
 		t.Fatal("shown by a cache at revision 5 that never held a: b's update at 8 is lost")
 	}

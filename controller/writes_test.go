@@ -12,9 +12,10 @@ import (
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
-// fakeCache is a reconcile.WriteCache whose progress the test moves: it
+// fakeCache is a writes.Cache whose progress the test moves: it
 // shows a write once shown is set, and calls the waiter Notify hands it.
 // With catchUpOnShows, it catches up right after answering Shows, as an
 // informer that advances between the gate's two questions does.
@@ -26,7 +27,7 @@ type fakeCache struct {
 	asked          int // WhenShows calls that registered a waiter
 }
 
-func (c *fakeCache) Shows(reconcile.Write) bool {
+func (c *fakeCache) Shows(writes.Write) bool {
 	shown := c.shown.Load()
 	if c.catchUpOnShows.Load() {
 		c.shown.Store(true)
@@ -34,7 +35,7 @@ func (c *fakeCache) Shows(reconcile.Write) bool {
 	return shown
 }
 
-func (c *fakeCache) WhenShows(_ reconcile.Write, f func()) (func() bool, bool) {
+func (c *fakeCache) WhenShows(_ writes.Write, f func()) (func() bool, bool) {
 	if c.shown.Load() {
 		return nil, false
 	}
@@ -116,7 +117,7 @@ func startGate(t *testing.T, opts ...Option) *gateHarness {
 
 // write records the write of object u1 at resourceVersion 7 to g.cache.
 func (g *gateHarness) write(ctx context.Context, rq reconcile.Request) {
-	reconcile.RecordWrite(ctx, reconcile.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
+	writes.Record(ctx, writes.Write{Cache: g.cache, Namespace: rq.Namespace, Name: rq.Name, UID: "u1", ResourceVersion: "7"})
 }
 
 // startGateWith is startGate with a reconciler that calls before first.
@@ -242,8 +243,8 @@ func TestWriteGateSweepsShownWrites(t *testing.T) {
 	cache := &fakeCache{}
 	cache.shown.Store(true)
 	for i := range 10 * minSweep {
-		g.record(reconcile.Request{NamespacedName: req("x").NamespacedName}, 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
-		g.record(req(string(rune('a'+i%26))+string(rune(i))), 0, reconcile.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(reconcile.Request{NamespacedName: req("x").NamespacedName}, 0, writes.Write{Cache: cache, ResourceVersion: "1"})
+		g.record(req(string(rune('a'+i%26))+string(rune(i))), 0, writes.Write{Cache: cache, ResourceVersion: "1"})
 	}
 	if n := len(g.pending); n >= minSweep {
 		t.Errorf("%d requests pending after writes their cache shows, want fewer than %d", n, minSweep)

@@ -19,10 +19,10 @@
 // Owned…, Watched…); the controller adds the rest, and puts the requests
 // of an initial list and of unchanged updates at workqueue.LowPriority, whatever
 // the handler (controller-runtime's WithLowPriorityWhenUnchanged, built
-// in). WithPriority gives a handler's other requests a priority of their
+// in). AtPriority gives a handler's other requests a priority of their
 // own.
 //
-// WithPredicates puts predicates (package predicate) in front of a handler.
+// Filtered puts predicates (package predicate) in front of a handler.
 // Handlers never type-assert, and skip events whose object is missing; a
 // deletion whose last state is unknown is still enqueued by its key.
 package handler

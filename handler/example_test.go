@@ -40,10 +40,10 @@ func (optsQueue) AddWithOpts(o handler.AddOpts, r reconcile.Request) {
 	fmt.Println("reconcile", r, "at priority", p, "because", o.Reasons)
 }
 
-// WithPriority puts a kind's live events ahead of others, while its
+// AtPriority puts a kind's live events ahead of others, while its
 // initial list stays low.
-func ExampleWithPriority() {
-	h := handler.WithPriority(handler.EnqueueObject[*appsv1.Deployment](), 10)
+func ExampleAtPriority() {
+	h := handler.AtPriority(handler.EnqueueObject[*appsv1.Deployment](), 10)
 	web := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "web"}}
 	h.Create(context.Background(), event.Create[*appsv1.Deployment]{Object: web}, optsQueue{})
 	// Output: reconcile shop/web at priority 10 because primary_created

@@ -58,9 +58,9 @@ func (f Funcs[T]) Generic(ctx context.Context, e event.Generic[T], q Queue) {
 	}
 }
 
-// WithPredicates returns h behind preds: an event reaches h only if every
+// Filtered returns h behind preds: an event reaches h only if every
 // predicate lets it through.
-func WithPredicates[T object.Object](h EventHandler[T], preds ...predicate.Predicate[T]) EventHandler[T] {
+func Filtered[T object.Object](h EventHandler[T], preds ...predicate.Predicate[T]) EventHandler[T] {
 	if len(preds) == 0 {
 		return h
 	}

@@ -85,7 +85,7 @@ func TestEnqueueFuncAndPredicates(t *testing.T) {
 	toApp := EnqueueFunc(func(_ context.Context, cm *corev1.ConfigMap) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: cm.Namespace, Name: cm.Labels["app"]}}}
 	})
-	h := WithPredicates(toApp, predicate.LabelsChanged[*corev1.ConfigMap]())
+	h := Filtered(toApp, predicate.LabelsChanged[*corev1.ConfigMap]())
 	old := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "cfg", Labels: map[string]string{"app": "web"}}}
 	same := old.DeepCopy()
 	moved := old.DeepCopy()
@@ -143,9 +143,9 @@ func TestHandlersNameTheirReasons(t *testing.T) {
 	}
 }
 
-func TestWithPriorityKeepsAHandlersOwn(t *testing.T) {
+func TestAtPriorityKeepsAHandlersOwn(t *testing.T) {
 	own := 7
-	h := WithPriority(Funcs[*appsv1.ReplicaSet]{DeleteFunc: func(_ context.Context, e event.Delete[*appsv1.ReplicaSet], q Queue) {
+	h := AtPriority(Funcs[*appsv1.ReplicaSet]{DeleteFunc: func(_ context.Context, e event.Delete[*appsv1.ReplicaSet], q Queue) {
 		AddWithOpts(q, AddOpts{Priority: &own}, reconcile.Request{NamespacedName: e.Key})
 	}}, 3)
 	var q optsRecorder

@@ -41,13 +41,13 @@ func AddWithOpts(q Queue, o AddOpts, req reconcile.Request) {
 	q.Add(req)
 }
 
-// WithPriority returns h with its requests queued at priority, except
+// AtPriority returns h with its requests queued at priority, except
 // those of the initial list and of unchanged updates (resyncs), which
 // stay at workqueue.LowPriority: a kind whose changes are more urgent than those of
 // others, say. A request h adds with a priority of its own keeps it.
 // For a priority that depends on the object, write a handler that calls
 // AddWithOpts.
-func WithPriority[T object.Object](h EventHandler[T], priority int) EventHandler[T] {
+func AtPriority[T object.Object](h EventHandler[T], priority int) EventHandler[T] {
 	return Funcs[T]{
 		CreateFunc: func(ctx context.Context, e event.Create[T], q Queue) {
 			if !e.IsInInitialList {

@@ -220,6 +220,6 @@
 //
 // Updates from a relist for objects whose resourceVersion did not change are
 // not delivered: nothing changed. Periodic resync is per handler
-// (WithResyncPeriod) and delivers the cached objects as updates with old ==
+// (ResyncPeriod) and delivers the cached objects as updates with old ==
 // new, without going through the FIFO.
 package informer

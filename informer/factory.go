@@ -77,7 +77,7 @@ type runner interface {
 }
 
 // NewFactory returns a factory of informers of c's kinds. Its options are
-// WithLogger, WithNamespace, WithNamespaces, WithKind, WithSyncTimeout,
+// WithLogger, WithNamespace, WithNamespaces, WithKind, WithCacheSyncTimeout,
 // WithKeepManagedFields, WithCompact, WithClock and
 // WithReflectorOptions (which apply to each of its informers); WithName is
 // an error, as the factory names its informers after their resources.
@@ -90,7 +90,7 @@ func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 	case o.name != "":
 		return nil, fmt.Errorf("informer factory: WithName(%q): a factory names its informers after their resources", o.name)
 	case o.syncTimeout <= 0:
-		return nil, fmt.Errorf("informer factory: WithSyncTimeout(%s): must be positive", o.syncTimeout)
+		return nil, fmt.Errorf("informer factory: WithCacheSyncTimeout(%s): must be positive", o.syncTimeout)
 	}
 	if err := o.checkCaching(); err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
@@ -101,9 +101,9 @@ func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
 // Cluster returns the cluster the factory's informers list and watch.
 func (f *Factory) Cluster() *cluster.Cluster { return f.c }
 
-// SyncTimeout returns how long a read waits for an informer's first list at
-// most (see WithSyncTimeout).
-func (f *Factory) SyncTimeout() time.Duration { return f.o.syncTimeout }
+// CacheSyncTimeout returns how long a read waits for an informer's first list at
+// most (see WithCacheSyncTimeout).
+func (f *Factory) CacheSyncTimeout() time.Duration { return f.o.syncTimeout }
 
 // For returns the shared informer of typed objects T in namespace: "" for
 // the namespaces the factory caches the kind in (every namespace, unless

@@ -321,9 +321,9 @@ func testPerHandlerResync(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1")))
 	inf := New[*corev1.ConfigMap](lw, mode.opt(), WithClock(clk))
 	resynced, plain := &recorder{}, &recorder{}
-	regR, _ := inf.AddHandler(resynced, WithResyncPeriod(time.Minute))
+	regR, _ := inf.AddHandler(resynced, ResyncPeriod(time.Minute))
 	regP, _ := inf.AddHandler(plain)
-	if _, err := inf.AddHandler(plain, WithResyncPeriod(-time.Second)); err == nil {
+	if _, err := inf.AddHandler(plain, ResyncPeriod(-time.Second)); err == nil {
 		t.Fatal("a negative resync period was accepted")
 	}
 	stop := runInformer(t, inf)

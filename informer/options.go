@@ -89,10 +89,10 @@ func WithNamespaces(namespaces ...string) Option {
 	}
 }
 
-// WithSyncTimeout bounds how long a read through package client waits for
+// WithCacheSyncTimeout bounds how long a read through package client waits for
 // an informer's first list, whatever the read's context says (default two
 // minutes). Factory only.
-func WithSyncTimeout(d time.Duration) Option {
+func WithCacheSyncTimeout(d time.Duration) Option {
 	return func(o *options) { o.syncTimeout = d }
 }
 

@@ -12,10 +12,10 @@ type HandlerOption func(*handlerOptions)
 
 type handlerOptions struct{ resync time.Duration }
 
-// WithResyncPeriod makes the informer re-deliver every cached object to
+// ResyncPeriod makes the informer re-deliver every cached object to
 // this handler as an update (old == new) every d, so it can re-check state
 // that lives outside the API server. Zero (the default) never resyncs.
-func WithResyncPeriod(d time.Duration) HandlerOption {
+func ResyncPeriod(d time.Duration) HandlerOption {
 	return func(o *handlerOptions) { o.resync = d }
 }
 

@@ -8,16 +8,16 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/reflector"
+	"github.com/steadyctl/steady/writes"
 )
 
-// An Informer is the reconcile.WriteCache of the writes package client
+// An Informer is the writes.Cache of the writes that package client
 // makes through it: a controller holds a reconcile until the informer
 // shows the writes the request's last reconcile made (see
 // controller.WithReadYourWrites). Code that writes another way can record
-// its writes against an informer itself, with reconcile.RecordWrite.
-var _ reconcile.WriteCache = (*Informer[*metav1.PartialObjectMetadata])(nil)
+// its writes against an informer itself, with writes.Record.
+var _ writes.Cache = (*Informer[*metav1.PartialObjectMetadata])(nil)
 
 // Shows reports whether the cache shows w: for a change, whether it has
 // processed w's resourceVersion (HasProcessed, in w's namespace); for a
@@ -25,7 +25,7 @@ var _ reconcile.WriteCache = (*Informer[*metav1.PartialObjectMetadata])(nil)
 // whose resourceVersions are not numbers cannot tell when it will see a
 // deletion (WhenShows), so it fails open for deletions too, as
 // HasProcessed does for changes.
-func (inf *Informer[T]) Shows(w reconcile.Write) bool {
+func (inf *Informer[T]) Shows(w writes.Write) bool {
 	if w.Deleted {
 		return !inf.holds(w) || inf.opaque(w.Namespace)
 	}
@@ -44,7 +44,7 @@ func (inf *Informer[T]) opaque(namespace string) bool {
 	return false
 }
 
-func (inf *Informer[T]) holds(w reconcile.Write) bool {
+func (inf *Informer[T]) holds(w writes.Write) bool {
 	obj, ok := inf.cache.Get(w.Namespace, w.Name)
 	return ok && obj.GetUID() == w.UID
 }
@@ -53,7 +53,7 @@ func (inf *Informer[T]) holds(w reconcile.Write) bool {
 // w's resourceVersion. The server does not tell the resourceVersion of a
 // deletion, so for one f runs when the watch of w's namespace next moves
 // the cache forward, after which the caller asks Shows again.
-func (inf *Informer[T]) WhenShows(w reconcile.Write, f func()) (cancel func() bool, waiting bool) {
+func (inf *Informer[T]) WhenShows(w writes.Write, f func()) (cancel func() bool, waiting bool) {
 	if !w.Deleted {
 		return inf.WhenProcessed(w.Namespace, w.ResourceVersion, f)
 	}
@@ -79,7 +79,7 @@ func (inf *Informer[T]) WhenShows(w reconcile.Write, f func()) (cancel func() bo
 // outside its namespaces, label selector or shard (SetShardSelector), its
 // field selector tests a field other than metadata.name and
 // metadata.namespace, or a transform fails. Package client shows a
-// reconcile's own writes this way (reconcile.WithOwnWrites).
+// reconcile's own writes this way (writes.ContextWithLog).
 func (inf *Informer[T]) AsCached(obj T) (T, bool) {
 	var zero T
 	if !inf.wouldHold(obj) {

@@ -25,7 +25,7 @@
 // config says; a config that says nothing (QPS and Burst 0, no
 // RateLimiter) gets cluster.DefaultThrottle, 20 requests/s with a burst of
 // 30, rather than client-go's 5/s, which an operator's caches and writes
-// outgrow. WithClientThrottle chooses another, cluster.NoThrottle none.
+// outgrow. WithThrottle chooses another, cluster.NoThrottle none.
 //
 // # What is cached
 //

@@ -69,7 +69,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	mgr, err := manager.New(cfg,
-		manager.WithClientThrottle(cluster.NoThrottle), // the server's API Priority and Fairness protects it
+		manager.WithThrottle(cluster.NoThrottle), // the server's API Priority and Fairness protects it
 		manager.WithNamespace("shop"),
 		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Selector: object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}}),
 		manager.WithMetricsAddr(":8443"),
@@ -165,7 +165,7 @@ func ExampleWithPprofAddr() {
 	// Plain HTTP on loopback, as during development; in a cluster leave
 	// WithInsecureServing out, and pprof is served over HTTPS to callers
 	// that RBAC allows "get" on /debug/pprof/*.
-	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing()) // :0, a free port
+	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing(true)) // :0, a free port
 	if err != nil {
 		log.Fatal(err)
 	}

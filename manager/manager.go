@@ -69,7 +69,7 @@ type Manager struct {
 
 // New returns a Manager for the cluster at cfg. It throttles its
 // requests as cfg says, or with cluster.DefaultThrottle when cfg says
-// nothing (see WithClientThrottle); cfg itself is not changed.
+// nothing (see WithThrottle); cfg itself is not changed.
 func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	o, err := newOptions(opts)
 	if err != nil {
@@ -99,7 +99,7 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
 	fopts := append([]informer.Option{informer.WithLogger(o.log),
-		informer.WithSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}, o.cache...)
+		informer.WithCacheSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}, o.cache...)
 	f, err := informer.NewFactory(c, fopts...)
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)

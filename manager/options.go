@@ -156,7 +156,7 @@ func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer }
 // documentation says why).
 func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
 
-// WithClientThrottle sets the client-side throttling of every request the
+// WithThrottle sets the client-side throttling of every request the
 // manager, its caches and its clients make (see cluster.Throttle),
 // replacing the config's QPS, Burst and RateLimiter. Default: the
 // config's own, or cluster.DefaultThrottle (20 requests/s, burst 30) when
@@ -164,7 +164,7 @@ func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
 // apply 5/s. cluster.ClientGoThrottle keeps client-go's default,
 // cluster.NoThrottle turns it off for servers with API Priority and
 // Fairness. A Throttle that fails Validate is an error of New.
-func WithClientThrottle(t cluster.Throttle) Option {
+func WithThrottle(t cluster.Throttle) Option {
 	return func(o *options) { o.throttle = &t }
 }
 
@@ -208,7 +208,7 @@ func newOptions(opts []Option) (*options, error) {
 	}
 	if o.throttle != nil {
 		if err := o.throttle.Validate(); err != nil {
-			return nil, fmt.Errorf("manager: WithClientThrottle: %w", err)
+			return nil, fmt.Errorf("manager: WithThrottle: %w", err)
 		}
 	}
 	if o.log.GetSink() == nil {

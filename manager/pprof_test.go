@@ -16,7 +16,7 @@ import (
 var noServer = &rest.Config{Host: "https://kubernetes.invalid"}
 
 func TestPprofServedOnItsOwnAddress(t *testing.T) {
-	m, err := manager.New(noServer, manager.WithPprofAddr("127.0.0.1:0"), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithInsecureServing())
+	m, err := manager.New(noServer, manager.WithPprofAddr("127.0.0.1:0"), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestPprofServedOnItsOwnAddress(t *testing.T) {
 }
 
 func TestPprofOffByDefault(t *testing.T) {
-	m, err := manager.New(noServer, manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"), manager.WithInsecureServing())
+	m, err := manager.New(noServer, manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
 	if err != nil {
 		t.Fatal(err)
 	}

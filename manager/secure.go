@@ -26,12 +26,13 @@ func WithServingCertificate(certFile, keyFile string) Option {
 // organizations the groups that RBAC sees.
 func WithClientCA(caFile string) Option { return func(o *options) { o.clientCAFile = caFile } }
 
-// WithInsecureServing serves metrics and pprof over plain HTTP to anyone
-// who can reach their ports, without authentication or authorization.
-// Use it only where the network keeps everyone else out, e.g. on
-// 127.0.0.1 during development. Default: HTTPS, every request
-// authenticated and authorized by the API server (see package serving).
-func WithInsecureServing() Option { return func(o *options) { o.insecureServing = true } }
+// WithInsecureServing(true) serves metrics and pprof over plain HTTP to
+// anyone who can reach their ports, without authentication or
+// authorization. Use it only where the network keeps everyone else out,
+// e.g. on 127.0.0.1 during development. Default (and false): HTTPS, every
+// request authenticated and authorized by the API server (see package
+// serving).
+func WithInsecureServing(on bool) Option { return func(o *options) { o.insecureServing = on } }
 
 // protection is what guards the protected endpoints, made once per Start.
 type protection struct {

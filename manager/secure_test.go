@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -62,14 +63,27 @@ func TestProtectedEndpoints(t *testing.T) {
 	}
 }
 
+// A missing certificate fails Start, whenever serving is secure: by
+// default, and with WithInsecureServing(false), which keeps the default
+// even after WithInsecureServing(true).
 func TestMissingServingCertificateFailsStart(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "tls.crt")
-	m, err := manager.New(noServer, manager.WithMetricsAddr("127.0.0.1:0"),
-		manager.WithServingCertificate(missing, filepath.Join(t.TempDir(), "tls.key")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(context.Background()); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "WithMetricsAddr") {
-		t.Fatalf("Start with a missing certificate: %v, want an error naming the file", err)
+	for name, opts := range map[string][]manager.Option{
+		"default":                    nil,
+		"WithInsecureServing(false)": {manager.WithInsecureServing(false)},
+		"the last switch wins":       {manager.WithInsecureServing(true), manager.WithInsecureServing(false)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			missing := filepath.Join(t.TempDir(), "tls.crt")
+			m, err := manager.New(noServer, append([]manager.Option{manager.WithMetricsAddr("127.0.0.1:0"),
+				manager.WithServingCertificate(missing, filepath.Join(t.TempDir(), "tls.key"))}, opts...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // Start fails at once, unless serving is insecure
+			defer cancel()
+			if err := m.Start(ctx); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "WithMetricsAddr") {
+				t.Fatalf("Start with a missing certificate: %v, want an error naming the file", err)
+			}
+		})
 	}
 }

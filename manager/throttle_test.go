@@ -24,9 +24,9 @@ func TestClientThrottle(t *testing.T) {
 		{"a config's own throttling is kept", rest.Config{QPS: 50, Burst: 100}, nil, cluster.Throttle{QPS: 50, Burst: 100}},
 		{"a config without client-side throttling keeps none", rest.Config{QPS: -1}, nil, cluster.NoThrottle},
 		{"the option replaces the config's", rest.Config{QPS: 50, Burst: 100},
-			[]manager.Option{manager.WithClientThrottle(cluster.NoThrottle)}, cluster.NoThrottle},
+			[]manager.Option{manager.WithThrottle(cluster.NoThrottle)}, cluster.NoThrottle},
 		{"the option replaces a rate limiter", rest.Config{RateLimiter: limiter},
-			[]manager.Option{manager.WithClientThrottle(cluster.ClientGoThrottle)}, cluster.Throttle{QPS: 5, Burst: 10}},
+			[]manager.Option{manager.WithThrottle(cluster.ClientGoThrottle)}, cluster.Throttle{QPS: 5, Burst: 10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
@@ -55,8 +55,8 @@ func TestClientThrottle(t *testing.T) {
 		t.Error("the config's RateLimiter was dropped")
 	}
 
-	_, err = manager.New(&rest.Config{Host: "https://kubernetes.invalid"}, manager.WithClientThrottle(cluster.Throttle{QPS: 10}))
-	if err == nil || !strings.Contains(err.Error(), "WithClientThrottle") || !strings.Contains(err.Error(), "Burst") {
+	_, err = manager.New(&rest.Config{Host: "https://kubernetes.invalid"}, manager.WithThrottle(cluster.Throttle{QPS: 10}))
+	if err == nil || !strings.Contains(err.Error(), "WithThrottle") || !strings.Contains(err.Error(), "Burst") {
 		t.Fatalf("a burst of 0: %v, want an error naming the option and the burst", err)
 	}
 }

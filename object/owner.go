@@ -14,13 +14,13 @@ import (
 // SetOwnerReference writes. A nil OwnerOption is ignored.
 type OwnerOption func(*metav1.OwnerReference)
 
-// WithBlockOwnerDeletion sets the reference's blockOwnerDeletion: whether
+// BlockOwnerDeletion sets the reference's blockOwnerDeletion: whether
 // a foreground deletion of the owner waits for this object to be deleted
 // first. SetControllerReference sets it to true by default,
 // SetOwnerReference leaves it unset (false). Setting it to true needs
 // permission to update the owner's finalizers subresource where the
 // OwnerReferencesPermissionEnforcement admission plugin is on.
-func WithBlockOwnerDeletion(block bool) OwnerOption {
+func BlockOwnerDeletion(block bool) OwnerOption {
 	return func(ref *metav1.OwnerReference) { ref.BlockOwnerDeletion = &block }
 }
 

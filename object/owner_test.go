@@ -70,7 +70,7 @@ func TestSetControllerReference(t *testing.T) {
 	if err := object.SetOwnerReference(other, obj, scheme); err != nil {
 		t.Fatal(err)
 	}
-	if err := object.SetOwnerReference(owner, obj, scheme, object.WithBlockOwnerDeletion(false)); err != nil {
+	if err := object.SetOwnerReference(owner, obj, scheme, object.BlockOwnerDeletion(false)); err != nil {
 		t.Fatal(err)
 	}
 	refs := obj.OwnerReferences

@@ -155,7 +155,7 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 		fail()
 	}
 	f := mgr.Factory()
-	syncCtx, cancelSync := context.WithTimeout(ctx, f.SyncTimeout())
+	syncCtx, cancelSync := context.WithTimeout(ctx, f.CacheSyncTimeout())
 	defer cancelSync()
 	synced := make(chan error, 1)
 	go func() { synced <- f.WaitForCacheSync(syncCtx) }()

@@ -5,12 +5,12 @@ import "context"
 // controllerNameKey is the context key of the running controller's name.
 type controllerNameKey struct{}
 
-// WithControllerName returns a copy of ctx that says the reconcile running
-// with it belongs to the controller name. Package controller sets it on
-// every reconcile's context, so that code called from a reconciler can
-// tell which controller it works for without being told: the client's
-// Server-Side Apply uses it as the default field manager.
-func WithControllerName(ctx context.Context, name string) context.Context {
+// ContextWithControllerName returns a copy of ctx that says the reconcile
+// running with it belongs to the controller name. Package controller sets
+// it on every reconcile's context, so that code called from a reconciler
+// can tell which controller it works for without being told: the
+// client's Server-Side Apply uses it as the default field manager.
+func ContextWithControllerName(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, controllerNameKey{}, name)
 }
 

@@ -12,11 +12,11 @@ func TestControllerName(t *testing.T) {
 	if name, ok := reconcile.ControllerName(ctx); ok || name != "" {
 		t.Fatalf("ControllerName of a bare context = %q, %v; want none", name, ok)
 	}
-	ctx = reconcile.WithControllerName(ctx, "foo")
+	ctx = reconcile.ContextWithControllerName(ctx, "foo")
 	if name, ok := reconcile.ControllerName(ctx); !ok || name != "foo" {
 		t.Fatalf("ControllerName = %q, %v; want foo", name, ok)
 	}
-	if name, ok := reconcile.ControllerName(reconcile.WithControllerName(ctx, "")); ok || name != "" {
+	if name, ok := reconcile.ControllerName(reconcile.ContextWithControllerName(ctx, "")); ok || name != "" {
 		t.Fatalf("ControllerName after an empty name = %q, %v; want none", name, ok)
 	}
 }

@@ -92,10 +92,10 @@ func reasonName(bit int) string {
 // reasonsKey is the context key of the running reconcile's reasons.
 type reasonsKey struct{}
 
-// WithReasons returns a copy of ctx that carries r as the reasons of the
-// reconcile running with it. Package controller sets it on every
+// ContextWithReasons returns a copy of ctx that carries r as the reasons
+// of the reconcile running with it. Package controller sets it on every
 // reconcile's context whose request has reasons.
-func WithReasons(ctx context.Context, r Reasons) context.Context {
+func ContextWithReasons(ctx context.Context, r Reasons) context.Context {
 	return context.WithValue(ctx, reasonsKey{}, r)
 }
 

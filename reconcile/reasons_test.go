@@ -39,7 +39,7 @@ func TestReasonsHasAndAny(t *testing.T) {
 	if got := reconcile.ReasonsFrom(context.Background()); got != 0 {
 		t.Errorf("ReasonsFrom a bare context = %v, want none", got)
 	}
-	if got := reconcile.ReasonsFrom(reconcile.WithReasons(context.Background(), r)); got != r {
+	if got := reconcile.ReasonsFrom(reconcile.ContextWithReasons(context.Background(), r)); got != r {
 		t.Errorf("ReasonsFrom = %v, want %v", got, r)
 	}
 }

@@ -163,7 +163,7 @@ func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*
 	// The controller's name is the field manager; forcing takes the
 	// fields back from anyone who changed them (a kubectl scale, say),
 	// since this operator alone decides them.
-	if d, err = r.deployments.Apply(ctx, cfg, client.WithForceOwnership()); err != nil {
+	if d, err = r.deployments.Apply(ctx, cfg, client.ForceOwnership()); err != nil {
 		return nil, fmt.Errorf("applying deployment %s: %w", name, err)
 	}
 	if exists {

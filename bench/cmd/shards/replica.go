@@ -113,7 +113,7 @@ func newReplica(o replicaOptions, t0 time.Time) (*replica, error) {
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.QPS = -1
 	cfg.Wrap(r.traffic.wrap)
-	if r.mgr, err = manager.New(cfg, manager.WithNamespace(o.namespace), manager.WithClientThrottle(cluster.NoThrottle)); err != nil {
+	if r.mgr, err = manager.New(cfg, manager.WithNamespace(o.namespace), manager.WithThrottle(cluster.NoThrottle)); err != nil {
 		return nil, err
 	}
 	if r.ring, err = shard.New(r.mgr.Cluster(), o.ring, o.identity, shard.WithNamespace(o.namespace)); err != nil {

@@ -1,4 +1,4 @@
-package reconcile
+package writes
 
 import (
 	"context"
@@ -12,10 +12,10 @@ import (
 // reads from a cache: what the controller needs to tell when that cache
 // shows the change. Package client records one for every successful
 // create, update, patch, apply and delete made with a reconcile's context;
-// code that writes another way may record its own with RecordWrite.
+// code that writes another way may record its own with Record.
 type Write struct {
 	// Cache is the cache that will show the write.
-	Cache WriteCache
+	Cache Cache
 	// Namespace and Name name the object ("" namespace for cluster-scoped
 	// objects); UID tells it from an object of the same name created
 	// later.
@@ -29,17 +29,17 @@ type Write struct {
 	// holds the object with this UID.
 	Deleted bool
 	// Object is the object as the server returned it, for a change: what
-	// the reconcile's own reads show until the cache does (WithOwnWrites);
-	// nil for a deletion. RecordWrite passes a WriteRecorder the write
-	// without it, so that no recorder keeps objects alive.
+	// the reconcile's own reads show until the cache does (ContextWithLog);
+	// nil for a deletion. Record passes a Recorder the write without it,
+	// so that no recorder keeps objects alive.
 	Object runtime.Object
 }
 
-// WriteCache is a cache that reports when it shows a write; package
-// client implements it over an informer. Writes are told apart by their
-// cache, so an implementation must be comparable, as a pointer is:
-// RecordWrite ignores a write whose cache is not.
-type WriteCache interface {
+// Cache is a cache that reports when it shows a write; package informer's
+// Informer implements it. Writes are told apart by their cache, so an
+// implementation must be comparable, as a pointer is: Record ignores a
+// write whose cache is not.
+type Cache interface {
 	// Shows reports whether the cache shows w: it has processed every
 	// change up to w's resourceVersion, or for a deletion no longer holds
 	// the object. It reports true when it cannot tell (resourceVersions
@@ -53,32 +53,32 @@ type WriteCache interface {
 	WhenShows(w Write, f func()) (cancel func() bool, waiting bool)
 }
 
-// WriteRecorder receives the writes a reconcile makes; package controller
-// puts one on every reconcile's context (WithWriteRecorder) to keep the
+// Recorder receives the writes a reconcile makes; package controller puts
+// one on every reconcile's context (ContextWithRecorder) to keep the
 // reconcile's next run from starting on a cache that does not show them.
-type WriteRecorder interface {
-	RecordWrite(w Write)
+type Recorder interface {
+	Record(w Write)
 }
 
-type writeRecorderKey struct{}
+type recorderKey struct{}
 
-// WithWriteRecorder returns a copy of ctx whose writes go to r.
-func WithWriteRecorder(ctx context.Context, r WriteRecorder) context.Context {
-	return context.WithValue(ctx, writeRecorderKey{}, r)
+// ContextWithRecorder returns a copy of ctx whose writes go to r.
+func ContextWithRecorder(ctx context.Context, r Recorder) context.Context {
+	return context.WithValue(ctx, recorderKey{}, r)
 }
 
-// RecordWrite keeps w in the log of ctx's own writes (WithOwnWrites), and
-// passes it, without its Object, to the WriteRecorder of ctx; each only if
-// ctx has one. Outside of a reconcile it does nothing.
-func RecordWrite(ctx context.Context, w Write) {
+// Record keeps w in the log of ctx's own writes (ContextWithLog), and
+// passes it, without its Object, to the Recorder of ctx; each only if ctx
+// has one. Outside of a reconcile it does nothing.
+func Record(ctx context.Context, w Write) {
 	if w.Cache == nil || !reflect.TypeOf(w.Cache).Comparable() {
 		return
 	}
-	if log, ok := ctx.Value(ownWritesKey{}).(*ownWrites); ok {
-		log.add(w)
+	if l, ok := ctx.Value(logKey{}).(*writeLog); ok {
+		l.add(w)
 	}
-	if r, ok := ctx.Value(writeRecorderKey{}).(WriteRecorder); ok {
+	if r, ok := ctx.Value(recorderKey{}).(Recorder); ok {
 		w.Object = nil
-		r.RecordWrite(w)
+		r.Record(w)
 	}
 }
