@@ -17,13 +17,14 @@ import (
 // Controller reconciles the requests its sources produce, with a bounded
 // number of workers, never the same request on two workers at once.
 type Controller struct {
-	name  string
-	r     reconcile.Reconciler
-	opts  *options
-	queue *queue
-	log   logr.Logger
-	times *eventTimes // set when the metrics record event latency
-	shard *sharding   // set with WithSharding
+	name   string
+	r      reconcile.Reconciler
+	opts   *options
+	queue  *queue
+	log    logr.Logger
+	times  *eventTimes // set when the metrics record event latency
+	stages []stage     // each feature's part in a reconcile, set by Start
+	shard  *sharding   // set with WithSharding
 
 	mu        sync.Mutex
 	watches   []*watch
@@ -88,6 +89,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		q = stampedQueue{q: c.queue, times: c.times}
 	}
 	c.q, c.attachCtx = q, ctx
+	c.stages = c.newStages()
 	defer c.detachAll()
 	sources := make([]informer.Syncer, 0, len(c.watches))
 	for _, w := range c.watches {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/util/uuid"
 
 	"github.com/steadyctl/steady/reconcile"
-	"github.com/steadyctl/steady/writes"
 )
 
 // processNext takes one request and reconciles it; false means stop.
@@ -57,7 +55,32 @@ type shardStart struct {
 	done func()
 }
 
-// reconcileOne runs the reconciler and turns its outcome into queue actions:
+// reconcileOne runs the reconciler, with each of the controller's stages
+// before and after it (see stage), and settles its outcome.
+func (c *Controller) reconcileOne(ctx context.Context, req reconcile.Request, prio int, why reconcile.Reasons, h hold, sh shardStart) {
+	r := &attempt{req: req, prio: prio, why: why, hold: h, shard: sh,
+		log: c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID())),
+		// In-progress reconciles are allowed to finish on shutdown, so they
+		// do not inherit the controller's cancellation; WithReconcileTimeout
+		// bounds them.
+		ctx: reconcile.ContextWithControllerName(context.WithoutCancel(ctx), c.name)}
+	for _, s := range c.stages {
+		s.before(r)
+	}
+	rctx := logr.NewContext(r.ctx, r.log)
+	if c.opts.reconcileTimeout > 0 {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)
+		defer cancel()
+	}
+	r.result, r.panicked, r.err = c.call(rctx, req)
+	for i := len(c.stages) - 1; i >= 0; i-- {
+		c.stages[i].after(r)
+	}
+	c.settle(r)
+}
+
+// settle turns an attempt's outcome into queue actions:
 //
 //   - error: requeue with the rate limiter's backoff (a RequeueAfter returned
 //     with an error is ignored: the error wins, as in controller-runtime);
@@ -65,79 +88,18 @@ type shardStart struct {
 //   - panic (when recovered): treated as an error, logged with the stack;
 //   - Result.RequeueAfter: forget the backoff, add again after that long;
 //   - success: forget the backoff.
-//
-// The reasons the request was queued for (none with a plain queue) go
-// into its context, its logger and the reason metrics; its priority goes
-// to the echoes of its writes.
-func (c *Controller) reconcileOne(ctx context.Context, req reconcile.Request, prio int, why reconcile.Reasons, h hold, sh shardStart) {
-	log := c.log.WithValues("namespace", req.Namespace, "name", req.Name, "reconcileID", string(uuid.NewUUID()))
-	if h.wasHeld {
-		// Held for the caches to show this request's last writes.
-		log = log.WithValues("awaitedResourceVersion", h.awaitedRV, "heldFor", h.waited)
-		if h.timedOut {
-			log.Info("reconciling although the cache does not show this controller's last write yet: waited the bound", "bound", c.opts.readYourWritesWait)
-		}
-		c.writeMetrics(func(m WriteMetrics) { m.HoldEnded(c.name, h.waited, h.timedOut) })
-	}
-	// In-progress reconciles are allowed to finish on shutdown, so they do
-	// not inherit the controller's cancellation; WithReconcileTimeout bounds them.
-	rctx := reconcile.ContextWithControllerName(context.WithoutCancel(ctx), c.name)
-	if g := c.queue.gate; g != nil {
-		rctx = writes.ContextWithRecorder(rctx, &recorder{g, req, prio})
-	}
-	if c.opts.readYourWrites {
-		rctx = writes.ContextWithLog(rctx)
-	}
-	if why != 0 {
-		log = log.WithValues("reasons", why)
-		rctx = reconcile.ContextWithReasons(rctx, why)
-		if m, ok := c.opts.reconcileMetrics.(ReasonMetrics); ok {
-			m.Reasons(c.name, why)
-		}
-	}
-	rctx = logr.NewContext(rctx, log)
-	if c.opts.reconcileTimeout > 0 {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithTimeout(rctx, c.opts.reconcileTimeout)
-		defer cancel()
-	}
-	m := c.opts.reconcileMetrics
-	var start time.Time
-	if m != nil {
-		m.Begin(c.name)
-		start = time.Now()
-	}
-	if g := c.queue.gate; g != nil {
-		g.begin(req, prio)
-	}
-	result, panicked, err := c.call(rctx, req)
-	if g := c.queue.gate; g != nil {
-		g.end(req)
-	}
-	if sh.done != nil {
-		sh.done()
-		c.shard.ended(req, sh.hash, (err != nil && !reconcile.IsTerminal(err)) || result.RequeueAfter > 0)
-	}
-	if m != nil {
-		outcome := "success"
-		switch {
-		case err != nil:
-			outcome = "error"
-		case result.RequeueAfter > 0:
-			outcome = "requeue_after"
-		}
-		m.End(c.name, outcome, reconcile.IsTerminal(err), panicked, time.Since(start))
-	}
+func (c *Controller) settle(r *attempt) {
+	req, err := r.req, r.err
 	switch {
 	case err != nil && reconcile.IsTerminal(err):
 		c.queue.Forget(req)
-		log.Error(err, "reconcile failed terminally; not retrying")
+		r.log.Error(err, "reconcile failed terminally; not retrying")
 	case err != nil:
 		c.queue.requeueRateLimited(req)
-		log.Error(err, "reconcile failed; retrying with backoff", "retries", c.queue.NumRequeues(req))
-	case result.RequeueAfter > 0:
+		r.log.Error(err, "reconcile failed; retrying with backoff", "retries", c.queue.NumRequeues(req))
+	case r.result.RequeueAfter > 0:
 		c.queue.Forget(req)
-		c.queue.requeueAfter(req, result.RequeueAfter)
+		c.queue.requeueAfter(req, r.result.RequeueAfter)
 	default:
 		c.queue.Forget(req)
 	}
