@@ -147,7 +147,10 @@
 // What it does not cover: writes by others (another controller, a user)
 // stay eventually consistent, as with any cache; writes made without the
 // reconcile's context, or with a client that does not read from a cache,
-// are not tracked (writes.Record records one by hand). Where
+// are not tracked (writes.Record records one by hand): those made through
+// steady's client with another context are counted
+// (steady_writes_unattributed_total, writes.Unattributed), those made
+// through another client, such as a client-go clientset, cannot be. Where
 // resourceVersions are not numbers (some aggregated API servers), the
 // check fails open: the reconcile runs. A hold lasts at most
 // WithReadYourWritesTimeout (10 seconds by default), after which the

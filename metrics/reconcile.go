@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/steadyctl/steady/reconcile"
+	"github.com/steadyctl/steady/writes"
 )
 
 // Reconcile records what controllers do under controller-runtime's metric
@@ -22,7 +23,9 @@ type Reconcile struct {
 	holdTime                        *prometheus.HistogramVec
 }
 
-// NewReconcile registers the reconcile metrics in reg.
+// NewReconcile registers the reconcile metrics in reg, and
+// steady_writes_unattributed_total, the process's count of writes through
+// package client that no reconcile recorded (writes.Unattributed).
 func NewReconcile(reg prometheus.Registerer) (*Reconcile, error) {
 	r := &Reconcile{
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total",
@@ -62,7 +65,10 @@ func NewReconcile(reg prometheus.Registerer) (*Reconcile, error) {
 			Help: "Update events per controller dropped as the echo of the controller's own write."},
 			[]string{"controller"}),
 	}
-	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency, r.reasons, r.held, r.holdTimeouts, r.holdTime, r.echoes} {
+	unattributed := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "steady_writes_unattributed_total",
+		Help: "Writes through steady's client made with a context that is not a reconcile's: no controller holds a reconcile until its cache shows them."},
+		func() float64 { return float64(writes.Unattributed()) })
+	for _, c := range []prometheus.Collector{r.total, r.errors, r.terminal, r.panics, r.duration, r.maxConcurrent, r.active, r.eventLatency, r.reasons, r.held, r.holdTimeouts, r.holdTime, r.echoes, unattributed} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: registering reconcile metrics: %w", err)
 		}

@@ -3,6 +3,7 @@ package writes
 import (
 	"context"
 	"reflect"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -77,8 +78,24 @@ func Record(ctx context.Context, w Write) {
 	if l, ok := ctx.Value(logKey{}).(*writeLog); ok {
 		l.add(w)
 	}
-	if r, ok := ctx.Value(recorderKey{}).(Recorder); ok {
-		w.Object = nil
-		r.Record(w)
+	r, ok := ctx.Value(recorderKey{}).(Recorder)
+	if !ok {
+		unattributed.Add(1)
+		return
 	}
+	w.Object = nil
+	r.Record(w)
 }
+
+// unattributed counts the writes Record was given without a Recorder.
+var unattributed atomic.Uint64
+
+// Unattributed returns how many writes Record has been given, since the
+// process started, with a context that carries no Recorder: writes through
+// package client made outside a reconcile, or inside one with a context
+// not derived from the reconcile's (context.Background() in a goroutine,
+// say). No controller holds a reconcile for them. Writes through other
+// clients, such as a client-go clientset, never reach Record and are not
+// counted. Package metrics exports the count as
+// steady_writes_unattributed_total.
+func Unattributed() uint64 { return unattributed.Load() }

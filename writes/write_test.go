@@ -119,3 +119,20 @@ func TestRecordOfAnUncomparableCache(t *testing.T) {
 		t.Fatalf("recorder got %+v; want nothing", got)
 	}
 }
+
+// A write recorded without a Recorder is counted as unattributed; one with
+// a Recorder, or without a cache (not recorded at all), is not.
+func TestRecordCountsUnattributedWrites(t *testing.T) {
+	c := &fakeCache{"a"}
+	before := writes.Unattributed()
+	writes.Record(context.Background(), change(c, cm("ns", "x", "5")))
+	writes.Record(writes.ContextWithLog(context.Background()), change(c, cm("ns", "x", "6")))
+	if got := writes.Unattributed() - before; got != 2 {
+		t.Fatalf("two writes without a Recorder counted %d", got)
+	}
+	writes.Record(writes.ContextWithRecorder(context.Background(), &recorded{}), change(c, cm("ns", "x", "7")))
+	writes.Record(context.Background(), change(nil, cm("ns", "x", "8")))
+	if got := writes.Unattributed() - before; got != 2 {
+		t.Fatalf("a recorded write, or one without a cache, counted: %d", got)
+	}
+}
