@@ -31,7 +31,10 @@ func (f *fanOut) waitAll(n int64) {
 
 func startSteadyFanOut(list *corev1.ConfigMapList) *fanOut {
 	f := &fanOut{lw: newMemLW(list)}
-	inf := informer.New[*corev1.ConfigMap](f.lw)
+	inf, err := informer.New[*corev1.ConfigMap](f.lw)
+	if err != nil {
+		panic(err)
+	}
 	for i := range f.counts {
 		c := &f.counts[i]
 		_, _ = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{

@@ -89,7 +89,10 @@ func startSteadyShared(lw *memLW) *informerUnderTest {
 
 func startSteadyWith(lw *memLW, opts ...informer.Option) *informerUnderTest {
 	u := &informerUnderTest{lw: lw}
-	inf := informer.New[*corev1.ConfigMap](u.lw, opts...)
+	inf, err := informer.New[*corev1.ConfigMap](u.lw, opts...)
+	if err != nil {
+		panic(err)
+	}
 	_, _ = inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		// Counting only: a handler that keeps a pointer into an object (its
 		// resourceVersion, say) keeps the whole decoded list alive, which

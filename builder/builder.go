@@ -16,9 +16,9 @@ import (
 // and adds it to the manager. Its methods return the Builder for chaining.
 type Builder struct {
 	mgr     *manager.Manager
-	forIn   Input
-	owns    []Input
-	watches []Input
+	forIn   anyInput
+	owns    []anyInput
+	watches []anyInput
 	filters []predicate.Predicate[object.Object]
 	opts    []controller.Option
 	name    string
@@ -29,36 +29,40 @@ type Builder struct {
 // ControllerManagedBy starts a controller for m.
 func ControllerManagedBy(m *manager.Manager) *Builder { return &Builder{mgr: m} }
 
-// For sets the primary kind: each of its events enqueues the object itself,
-// and the controller is named after it unless Named says otherwise.
-func (b *Builder) For(in Input) *Builder {
+// For sets the primary kind (built with Kind): each of its events enqueues
+// the object itself, and the controller is named after it unless Named says
+// otherwise.
+func (b *Builder) For(in KindInput) *Builder {
 	switch {
 	case b.forIn != nil:
 		b.errs = append(b.errs, errors.New("For called twice: a controller has one primary kind (use Watches for more)"))
-	case in.hasHandler():
-		b.errs = append(b.errs, errors.New("For takes builder.Kind, not builder.Handle: the primary kind enqueues itself"))
+	case in.in == nil:
+		b.errs = append(b.errs, errors.New("For: empty KindInput: build it with builder.Kind"))
 	default:
-		b.forIn = in
+		b.forIn = in.in
 	}
 	return b
 }
 
-// Owns adds a kind the primary kind creates: each of its events enqueues
-// its controlling owner, if that owner is of the primary kind.
-func (b *Builder) Owns(in Input) *Builder {
-	if in.hasHandler() {
-		b.errs = append(b.errs, errors.New("Owns takes builder.Kind, not builder.Handle: owned objects enqueue their owner"))
+// Owns adds a kind the primary kind creates (built with Kind): each of its
+// events enqueues its controlling owner, if that owner is of the primary
+// kind.
+func (b *Builder) Owns(in KindInput) *Builder {
+	if in.in == nil {
+		b.errs = append(b.errs, errors.New("Owns: empty KindInput: build it with builder.Kind"))
+		return b
 	}
-	b.owns = append(b.owns, in)
+	b.owns = append(b.owns, in.in)
 	return b
 }
 
 // Watches adds any kind with its own handler (built with Handle).
-func (b *Builder) Watches(in Input) *Builder {
-	if !in.hasHandler() {
-		b.errs = append(b.errs, errors.New("Watches takes builder.Handle: say how its events map to requests"))
+func (b *Builder) Watches(in HandlerInput) *Builder {
+	if in.in == nil {
+		b.errs = append(b.errs, errors.New("Watches: empty HandlerInput: build it with builder.Handle"))
+		return b
 	}
-	b.watches = append(b.watches, in)
+	b.watches = append(b.watches, in.in)
 	return b
 }
 
@@ -124,8 +128,8 @@ func (b *Builder) build(r reconcile.Reconciler) (*controller.Controller, error) 
 	for _, g := range []struct {
 		what string
 		role role
-		ins  []Input
-	}{{"For", forRole, []Input{b.forIn}}, {"Owns", ownsRole, b.owns}, {"Watches", watchesRole, b.watches}} {
+		ins  []anyInput
+	}{{"For", forRole, []anyInput{b.forIn}}, {"Owns", ownsRole, b.owns}, {"Watches", watchesRole, b.watches}} {
 		for _, in := range g.ins {
 			src, err := in.source(f, "", g.role, primary.GroupKind(), b.filters, b.shard)
 			if err != nil {

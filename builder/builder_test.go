@@ -53,7 +53,9 @@ func TestBuilderErrorsNameTheProblem(t *testing.T) {
 		"name reused":        {builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})), `a controller named "configmap" already exists`},
 		"no For":             {builder.ControllerManagedBy(m).Named("x").Owns(builder.Kind(&corev1.Pod{})), "no primary kind"},
 		"For twice":          {builder.ControllerManagedBy(m).For(builder.Kind(&corev1.Pod{})).For(builder.Kind(&corev1.Secret{})), "For called twice"},
-		"Watches no h":       {builder.ControllerManagedBy(m).Named("w").For(builder.Kind(&corev1.Pod{})).Watches(builder.Kind(&corev1.Secret{})), "Watches takes builder.Handle"},
+		"Watches nil h":      {builder.ControllerManagedBy(m).Named("w").For(builder.Kind(&corev1.Pod{})).Watches(builder.Handle(&corev1.Secret{}, nil)), "Watches: Handle needs a handler"},
+		"empty KindInput":    {builder.ControllerManagedBy(m).Named("e").For(builder.KindInput{}), "For: empty KindInput"},
+		"empty HandlerInput": {builder.ControllerManagedBy(m).Named("e").For(builder.Kind(&corev1.Pod{})).Watches(builder.HandlerInput{}), "Watches: empty HandlerInput"},
 		"unstructured":       {builder.ControllerManagedBy(m).For(builder.Kind(&unstructured.Unstructured{})), "needs apiVersion and kind set"},
 		"Owns not in scheme": {builder.ControllerManagedBy(m).Named("o").For(builder.Kind(&corev1.Pod{})).Owns(builder.Kind(&notInScheme{})), "Owns: *builder_test.notInScheme is not in the scheme"},
 	} {
@@ -108,16 +110,9 @@ func TestOwnsWatchesAndEventFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start(t, m)
+	testkit.Run(t, m.Start)
 
-	replicas := int32(1)
-	d, err := cs.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: appsv1.DeploymentSpec{Replicas: &replicas,
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}},
-	}, metav1.CreateOptions{})
+	d, err := cs.AppsV1().Deployments(ns).Create(ctx, testkit.Deployment(ns, "web"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,5 +80,7 @@
 //
 // Go methods cannot take type parameters, so the typed part of each input is
 // built by the generic functions Kind and Handle, and the builder's methods
-// take the result.
+// take the result: For and Owns a KindInput (made by Kind), Watches a
+// HandlerInput (made by Handle, with its handler), so an input passed to
+// the wrong method does not compile.
 package builder

@@ -28,7 +28,7 @@ func TestWatchAddedToARunningManagersController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start(t, m)
+	testkit.Run(t, m.Start)
 	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "first"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

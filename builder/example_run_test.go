@@ -11,15 +11,14 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
-	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/reconcile"
 )
 
 // Complete reports a controller's wiring mistakes before anything runs:
-// a second primary kind, an input without the handler its method needs
-// (For and Owns take Kind, Watches takes Handle), no primary kind at all,
-// an Unstructured that does not say which kind it watches. A builder
+// a second primary kind, no primary kind at all, an Unstructured that does
+// not say which kind it watches. (An input for the wrong method does not
+// compile: For and Owns take Kind, Watches takes Handle.) A builder
 // with no mistake would go on to look its kinds up in the API server's
 // discovery, which is why this example shows only mistakes.
 func ExampleBuilder_Complete() {
@@ -33,12 +32,8 @@ func ExampleBuilder_Complete() {
 	r := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 		return reconcile.Result{}, nil
 	})
-	deployments := builder.Kind(&appsv1.Deployment{})
-	byConfigMap := handler.EnqueueFunc(func(context.Context, *corev1.ConfigMap) []reconcile.Request { return nil })
 	for _, b := range []*builder.Builder{
-		builder.ControllerManagedBy(mgr).For(deployments).For(builder.Kind(&appsv1.StatefulSet{})),
-		builder.ControllerManagedBy(mgr).For(deployments).Watches(builder.Kind(&corev1.ConfigMap{})),
-		builder.ControllerManagedBy(mgr).For(builder.Handle(&corev1.ConfigMap{}, byConfigMap)),
+		builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).For(builder.Kind(&appsv1.StatefulSet{})),
 		builder.ControllerManagedBy(mgr).Owns(builder.Kind(&corev1.Pod{})),
 		builder.ControllerManagedBy(mgr).For(builder.Kind(&unstructured.Unstructured{})),
 	} {
@@ -46,8 +41,6 @@ func ExampleBuilder_Complete() {
 	}
 	// Output:
 	// builder: For called twice: a controller has one primary kind (use Watches for more)
-	// builder: Watches takes builder.Handle: say how its events map to requests
-	// builder: For takes builder.Kind, not builder.Handle: the primary kind enqueues itself
 	// builder: no primary kind: call For
 	// builder: For: *unstructured.Unstructured needs apiVersion and kind set to say what it watches
 }

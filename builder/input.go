@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"errors"
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,14 +17,26 @@ import (
 	"github.com/steadyctl/steady/predicate"
 )
 
-// Input is one kind a controller watches, with its predicates and, for
-// Watches, its handler. Build it with Kind or Handle.
-type Input interface {
+// KindInput is a kind that For or Owns watches, with its predicates: For
+// enqueues each of its objects, Owns each object's controlling owner.
+// Build it with Kind; Watches takes a HandlerInput instead, so passing one
+// where the other belongs does not compile. The zero KindInput is an error
+// of Complete.
+type KindInput struct{ in anyInput }
+
+// HandlerInput is a kind that Watches watches, with the handler that maps
+// its events to requests and its predicates. Build it with Handle; For and
+// Owns take a KindInput instead, so passing one where the other belongs
+// does not compile. The zero HandlerInput, or one whose handler is nil, is
+// an error of Complete.
+type HandlerInput struct{ in anyInput }
+
+// anyInput is what KindInput and HandlerInput carry: an input[T] of some T.
+type anyInput interface {
 	// kind resolves the input's group/version/kind.
 	kind(f *informer.Factory) (schema.GroupVersionKind, error)
 	// source builds the input's controller source for its role.
 	source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object], sw *shardWiring) (controller.Source, error)
-	hasHandler() bool
 }
 
 // role is how an input's events become requests.
@@ -38,14 +51,14 @@ const (
 // Kind is an input of kind T (obj's type; obj's content is used only for an
 // Unstructured's or PartialObjectMetadata's apiVersion and kind), filtered
 // by preds, for For and Owns.
-func Kind[T object.Object](obj T, preds ...predicate.Predicate[T]) Input {
-	return &input[T]{obj: obj, preds: preds}
+func Kind[T object.Object](obj T, preds ...predicate.Predicate[T]) KindInput {
+	return KindInput{&input[T]{obj: obj, preds: preds}}
 }
 
 // Handle is an input of kind T whose events h maps to requests, filtered by
 // preds, for Watches.
-func Handle[T object.Object](obj T, h handler.EventHandler[T], preds ...predicate.Predicate[T]) Input {
-	return &input[T]{obj: obj, preds: preds, h: h}
+func Handle[T object.Object](obj T, h handler.EventHandler[T], preds ...predicate.Predicate[T]) HandlerInput {
+	return HandlerInput{&input[T]{obj: obj, preds: preds, h: h}}
 }
 
 type input[T object.Object] struct {
@@ -53,8 +66,6 @@ type input[T object.Object] struct {
 	preds []predicate.Predicate[T]
 	h     handler.EventHandler[T]
 }
-
-func (in *input[T]) hasHandler() bool { return in.h != nil }
 
 func (in *input[T]) kind(f *informer.Factory) (schema.GroupVersionKind, error) {
 	switch any(in.obj).(type) {
@@ -89,6 +100,9 @@ func (in *input[T]) informer(f *informer.Factory, gvk schema.GroupVersionKind, n
 }
 
 func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner schema.GroupKind, filters []predicate.Predicate[object.Object], sw *shardWiring) (controller.Source, error) {
+	if r == watchesRole && in.h == nil {
+		return nil, errors.New("Handle needs a handler: say how its events map to requests")
+	}
 	gvk, err := in.kind(f)
 	if err != nil {
 		return nil, err

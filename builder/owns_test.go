@@ -2,7 +2,6 @@ package builder_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/internal/testkit"
-	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -31,7 +29,7 @@ func TestOwnsFollowsSetControllerReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start(t, m)
+	testkit.Run(t, m.Start)
 
 	parent, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "parent"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -53,18 +51,6 @@ func TestOwnsFollowsSetControllerReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.expectOnly(t, "parent") // the update
-}
-
-// start runs m until the test ends.
-func start(t *testing.T, m *manager.Manager) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := m.Start(ctx); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
 // expectOnly waits for the next reconcile and fails unless it is of name.

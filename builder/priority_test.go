@@ -10,7 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/controller"
@@ -30,7 +29,7 @@ func TestChangeAfterRestartGoesBeforeInitialList(t *testing.T) {
 	const n = 5000
 	ctx := context.Background()
 	ns, cs := testkit.Namespace(t, "prio-"), testkit.Clientset(t)
-	createConfigMaps(t, cs, ns, n)
+	testkit.CreateConfigMaps(t, cs, ns, 0, n)
 
 	var (
 		mu        sync.Mutex
@@ -59,7 +58,7 @@ func TestChangeAfterRestartGoesBeforeInitialList(t *testing.T) {
 		WithOptions(controller.WithMaxConcurrentReconciles(1)).Complete(r); err != nil {
 		t.Fatal(err)
 	}
-	start(t, m)
+	testkit.Run(t, m.Start)
 	select {
 	case <-working:
 	case <-time.After(2 * time.Minute):
@@ -90,29 +89,5 @@ func TestChangeAfterRestartGoesBeforeInitialList(t *testing.T) {
 		if !why.Has(reconcile.PrimaryCreated | reconcile.InitialList) {
 			t.Fatalf("%s's reasons = %v, want primary_created,initial_list", name, why)
 		}
-	}
-}
-
-// createConfigMaps creates cm-0 .. cm-(n-1) in ns, a few at a time.
-func createConfigMaps(t *testing.T, cs *kubernetes.Clientset, ns string, n int) {
-	t.Helper()
-	const writers = 8
-	errs := make(chan error, writers)
-	var wg sync.WaitGroup
-	for w := range writers {
-		wg.Go(func() {
-			for i := w; i < n; i += writers {
-				cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}
-				if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
-					errs <- fmt.Errorf("creating %s: %w", cm.Name, err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
 	}
 }

@@ -73,7 +73,7 @@ func TestReadYourWritesOwnEchoes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start(t, e.mgr)
+			testkit.Run(t, e.mgr.Start)
 			testkit.Eventually(t, 10*time.Second, "the cache to sync", cms.Informer().HasSynced)
 
 			for i := range changes {

@@ -59,7 +59,10 @@ func TestReadYourWritesFailsOpen(t *testing.T) {
 			if tc.deleted {
 				lw.items = []corev1.ConfigMap{{ObjectMeta: metav1.ObjectMeta{Namespace: e.ns, Name: "elsewhere", UID: "uid-1", ResourceVersion: tc.listRV}}}
 			}
-			opaque := informer.New[*corev1.ConfigMap](lw, informer.WithName("opaque"))
+			opaque, err := informer.New[*corev1.ConfigMap](lw, informer.WithName("opaque"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
 			wg.Go(func() { _ = opaque.Start(ctx) })
@@ -77,12 +80,12 @@ func TestReadYourWritesFailsOpen(t *testing.T) {
 				return reconcile.Result{}, nil
 			})
 			// A bound far beyond the test's waits: a held reconcile does not run.
-			err := builder.ControllerManagedBy(e.mgr).Named("opaque").For(builder.Kind(&corev1.ConfigMap{})).
+			err = builder.ControllerManagedBy(e.mgr).Named("opaque").For(builder.Kind(&corev1.ConfigMap{})).
 				WithOptions(controller.WithReadYourWritesTimeout(time.Minute)).Complete(r)
 			if err != nil {
 				t.Fatal(err)
 			}
-			start(t, e.mgr)
+			testkit.Run(t, e.mgr.Start)
 
 			if _, err := e.cs.CoreV1().ConfigMaps(e.ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p"}}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)

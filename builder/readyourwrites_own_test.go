@@ -33,7 +33,7 @@ type requestLog struct {
 }
 
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return testkit.RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		l.mu.Lock()
 		if l.on && r.URL.Query().Get("watch") != "true" {
 			l.seen = append(l.seen, r.Method+" "+r.URL.Path)
@@ -54,10 +54,6 @@ func (l *requestLog) requests() []string {
 	defer l.mu.Unlock()
 	return slices.Clone(l.seen)
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // ownView is what one reconcile read after each of its writes.
 type ownView struct {
@@ -147,7 +143,7 @@ func TestReconcileReadsItsWrites(t *testing.T) {
 			if _, err := cs.CoreV1().Secrets(ns).Create(ctx, old, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			start(t, mgr)
+			testkit.Run(t, mgr.Start)
 			testkit.Eventually(t, 10*time.Second, "the old child in the cache", func() error {
 				_, err := secrets.Get(ctx, ns, "old")
 				return err

@@ -149,7 +149,7 @@ func TestReadYourWritesStatusNeverReverted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start(t, e.mgr)
+			testkit.Run(t, e.mgr.Start)
 			testkit.Eventually(t, 10*time.Second, "the cache to sync", ledgers.Informer().HasSynced)
 			history := watchStatus(t, e.ns)
 

@@ -195,7 +195,7 @@ func newChildMaker(t *testing.T, e *rywEnv, name string, opts ...controller.Opti
 	if err != nil {
 		t.Fatal(err)
 	}
-	start(t, e.mgr)
+	testkit.Run(t, e.mgr.Start)
 	testkit.Eventually(t, 10*time.Second, "the caches to sync", func() bool {
 		return parents.Informer().HasSynced() && secrets.Informer().HasSynced()
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -226,14 +225,7 @@ func TestApplyFieldManagerIsTheController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if err := mgr.Start(runCtx); err != nil {
-			t.Error(err)
-		}
-	})
-	defer func() { cancel(); wg.Wait() }()
+	testkit.Run(t, mgr.Start)
 
 	if _, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "src"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ type recorder struct {
 }
 
 func (r *recorder) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+	return testkit.RoundTripFunc(func(req *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(req)
 		resource := r.resource
 		if resource == "" {
@@ -63,10 +63,6 @@ func (r *recorder) exchanges() []exchange {
 	defer r.mu.Unlock()
 	return append([]exchange(nil), r.log...)
 }
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func mediaType(ct string) string {
 	mt, _, _ := mime.ParseMediaType(ct)

@@ -262,13 +262,7 @@ func TestModifyStatus(t *testing.T) {
 	deployments, f := newClient[*appsv1.Deployment](t, ns)
 	ctx, cancel := context.WithCancel(context.Background())
 	startFactory(t, f, ctx, cancel)
-	labels := map[string]string{"app": "web"}
-	d, err := deployments.Create(ctx, &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/app:1"}}}}},
-	})
+	d, err := deployments.Create(ctx, testkit.Deployment(ns, "web"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -158,21 +158,6 @@ func TestCreateOrUpdateRefusesARename(t *testing.T) {
 	}
 }
 
-// deployment is a minimal valid Deployment named name in ns.
-func deployment(ns, name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "app:1"}}},
-			},
-		},
-	}
-}
-
 // CreateOrPatch reports what it wrote as controller-runtime's does:
 // created (with the status mutate set written too, which controller-runtime
 // leaves out), updated, updated status, updated status only, unchanged;
@@ -199,7 +184,7 @@ func TestCreateOrPatchOutcomes(t *testing.T) {
 		{4, 9, client.UpdatedStatusOnly},
 		{4, 9, client.Unchanged},
 	} {
-		got, op, err := c.CreateOrPatch(ctx, deployment(ns, "web"), desired(step.replicas, step.observed))
+		got, op, err := c.CreateOrPatch(ctx, testkit.Deployment(ns, "web"), desired(step.replicas, step.observed))
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
@@ -229,7 +214,7 @@ func TestCreateOrPatchKeepsAChangeTheCacheMissed(t *testing.T) {
 	c, ns, wl := laggingClient[*appsv1.Deployment](t, "cop-stale-", 0)
 	cs := testkit.Clientset(t)
 	ctx := context.Background()
-	d, err := c.Create(ctx, deployment(ns, "web"))
+	d, err := c.Create(ctx, testkit.Deployment(ns, "web"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,11 +225,11 @@ func TestCreateOrPatchKeepsAChangeTheCacheMissed(t *testing.T) {
 	// Another writer adds a second container, which the cache sees only
 	// after CreateOrPatch has read it.
 	wl.Set(5 * time.Second)
-	patch := `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"app:1"},{"name":"sidecar","image":"side:1"}]}}}}`
+	patch := `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"example.invalid/app:1"},{"name":"sidecar","image":"side:1"}]}}}}`
 	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	_, op, err := c.CreateOrPatch(ctx, deployment(ns, "web"), func(d *appsv1.Deployment) error {
+	_, op, err := c.CreateOrPatch(ctx, testkit.Deployment(ns, "web"), func(d *appsv1.Deployment) error {
 		d.Spec.Template.Spec.Containers[0].Image = "app:2"
 		return nil
 	})

@@ -28,7 +28,7 @@ var (
 
 // startedFactory returns a factory of the test cluster made with opts,
 // running until the test ends.
-func startedFactory(t *testing.T, opts ...informer.Option) *informer.Factory {
+func startedFactory(t *testing.T, opts ...informer.FactoryOption) *informer.Factory {
 	t.Helper()
 	f, err := informer.NewFactory(mustCluster(t), opts...)
 	if err != nil {

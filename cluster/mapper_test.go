@@ -27,7 +27,7 @@ type paths struct {
 }
 
 func (p *paths) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(r *http.Request) (*http.Response, error) {
+	return testkit.RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		p.mu.Lock()
 		p.seen = append(p.seen, r.URL.Path)
 		p.mu.Unlock()
@@ -43,10 +43,6 @@ func (p *paths) take() []string {
 	p.seen = nil
 	return seen
 }
-
-type roundTripper func(*http.Request) (*http.Response, error)
-
-func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // recordingCluster returns a Cluster of the test environment whose
 // requests' paths are recorded.

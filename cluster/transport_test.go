@@ -32,7 +32,7 @@ type protocols struct {
 }
 
 func (p *protocols) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(r *http.Request) (*http.Response, error) {
+	return testkit.RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		resp, err := rt.RoundTrip(r)
 		if err == nil {
 			p.mu.Lock()

@@ -84,12 +84,12 @@ func (c *writeCounter) RoundTrip(req *http.Request) (*http.Response, error) {
 // one whose generation or status changed costs one.
 func TestModifyStatusWritesOnlyChangedConditions(t *testing.T) {
 	env := testkit.Env(t)
-	installWidgetCRD(t, env.Config)
+	testkit.InstallCRD(t, widgetGV.WithKind("Widget"))
 	ns := testkit.Namespace(t, "condition-")
 	counter := &writeCounter{}
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { counter.next = rt; return counter }
-	cl, err := cluster.New(cfg, cluster.WithScheme(widgetScheme(t)))
+	cl, err := cluster.New(cfg, cluster.WithScheme(testkit.Scheme(t, widgetGV, &Widget{}, &WidgetList{})))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,35 +27,6 @@ import (
 	"github.com/steadyctl/steady/reconcile"
 )
 
-// names is a reconciler that counts its reconciles by object name.
-type names struct {
-	mu    sync.Mutex
-	count map[string]int
-}
-
-func (n *names) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
-	n.mu.Lock()
-	n.count[req.Name]++
-	n.mu.Unlock()
-	return reconcile.Result{}, nil
-}
-
-func (n *names) of(name string) int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.count[name]
-}
-
-func (n *names) snapshot() map[string]int {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make(map[string]int, len(n.count))
-	for k, v := range n.count {
-		out[k] = v
-	}
-	return out
-}
-
 // newFactory returns an informer factory over the shared control plane.
 func newFactory(t *testing.T) *informer.Factory {
 	t.Helper()
@@ -119,7 +90,7 @@ func watchedController(t *testing.T, ns string, r reconcile.Reconciler) (*contro
 	if err := c.Watch(controller.Informer(secrets, handler.EnqueueObject[*corev1.Secret]())); err != nil {
 		t.Fatal(err)
 	}
-	run(t, c, f.Start)
+	testkit.Run(t, f.Start, c.Start)
 	return c, f
 }
 
@@ -129,10 +100,10 @@ func TestWatchAddedAndRemovedAtRuntime(t *testing.T) {
 	for i := range 3 {
 		createConfigMap(t, cs, ns, fmt.Sprintf("old-%d", i), nil, "x")
 	}
-	rec := &names{count: map[string]int{}}
+	rec := &testkit.Keys{}
 	c, f := watchedController(t, ns, rec)
 	touchSecret(t, cs, ns, "control", "0")
-	testkit.Eventually(t, 30*time.Second, "the Secret watched from the start to reconcile", func() bool { return rec.of("control") > 0 })
+	testkit.Eventually(t, 30*time.Second, "the Secret watched from the start to reconcile", func() bool { return rec.Count(ns+"/control") > 0 })
 
 	// Added to the running controller: the informer's list and later
 	// events reconcile.
@@ -153,10 +124,10 @@ func TestWatchAddedAndRemovedAtRuntime(t *testing.T) {
 		t.Fatalf("waiting for the added source: %v", err)
 	}
 	testkit.Eventually(t, 30*time.Second, "the existing ConfigMaps to reconcile", func() bool {
-		return rec.of("old-0") > 0 && rec.of("old-1") > 0 && rec.of("old-2") > 0
+		return rec.Count(ns+"/old-0") > 0 && rec.Count(ns+"/old-1") > 0 && rec.Count(ns+"/old-2") > 0
 	})
 	createConfigMap(t, cs, ns, "new", nil, "x")
-	testkit.Eventually(t, 30*time.Second, "a ConfigMap created after Watch to reconcile", func() bool { return rec.of("new") > 0 })
+	testkit.Eventually(t, 30*time.Second, "a ConfigMap created after Watch to reconcile", func() bool { return rec.Count(ns+"/new") > 0 })
 
 	// Removed: the informer is released and its changes no longer reconcile.
 	if err := c.Unwatch(src); err != nil {
@@ -173,7 +144,7 @@ func TestWatchAddedAndRemovedAtRuntime(t *testing.T) {
 	}
 	testkit.Eventually(t, 30*time.Second, "the released informer's cache to be emptied", func() bool { return cms.Cache().Len() == 0 })
 
-	before := rec.snapshot()
+	before := rec.Counts()
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "old-0", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,12 +161,13 @@ func TestWatchAddedAndRemovedAtRuntime(t *testing.T) {
 	// reconcile, twice over, so the ConfigMaps' silence is not slowness.
 	for i, v := range []string{"1", "2"} {
 		touchSecret(t, cs, ns, "control", v)
-		want := before["control"] + i + 1
-		testkit.Eventually(t, 30*time.Second, "the still-watched Secret to reconcile", func() bool { return rec.of("control") >= want })
+		want := before[ns+"/control"] + i + 1
+		testkit.Eventually(t, 30*time.Second, "the still-watched Secret to reconcile", func() bool { return rec.Count(ns+"/control") >= want })
 	}
 	for _, name := range []string{"old-0", "late", "new"} {
-		if got := rec.of(name); got != before[name] {
-			t.Errorf("ConfigMap %s reconciled %d times after Unwatch (before: %d)", name, got-before[name], before[name])
+		key := ns + "/" + name
+		if got := rec.Count(key); got != before[key] {
+			t.Errorf("ConfigMap %s reconciled %d times after Unwatch (before: %d)", name, got-before[key], before[key])
 		}
 	}
 
@@ -219,7 +191,7 @@ func TestWatchAddedAndRemovedAtRuntime(t *testing.T) {
 		t.Errorf("Current of the released informer: %p, %v; want the factory's fresh %p", cur, err, fresh)
 	}
 	testkit.Eventually(t, 30*time.Second, "the re-added watch to reconcile every ConfigMap again", func() bool {
-		return rec.of("late") > 0 && rec.of("old-1") > before["old-1"] && rec.of("old-2") > before["old-2"]
+		return rec.Count(ns+"/late") > 0 && rec.Count(ns+"/old-1") > before[ns+"/old-1"] && rec.Count(ns+"/old-2") > before[ns+"/old-2"]
 	})
 }
 

@@ -48,7 +48,11 @@ func ExampleController_Unwatch() {
 		return
 	}
 	_ = c.Watch(requests{"boot"})
-	cms := informer.New[*corev1.ConfigMap](configMapLW{"web", "db"}, informer.WithName("configmaps"))
+	cms, err := informer.New[*corev1.ConfigMap](configMapLW{"web", "db"}, informer.WithName("configmaps"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

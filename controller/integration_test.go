@@ -31,38 +31,6 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
-// run starts the informers and the controller, and stops them all (waiting
-// for their goroutines) when the test ends.
-func run(t *testing.T, c *controller.Controller, informers ...func(context.Context) error) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	for _, r := range append(informers, c.Start) {
-		wg.Go(func() {
-			if err := r(ctx); err != nil {
-				t.Errorf("run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(func() { cancel(); wg.Wait() })
-}
-
-func deployment(name string) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	one := int32(1)
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: &one,
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.invalid/app:1"}}},
-			},
-		},
-	}
-}
-
 // statusWriter reconciles a Deployment by writing its status every time,
 // the pattern that loops without a predicate.
 func statusWriter(cs kubernetes.Interface, ns string, count *atomic.Int32) reconcile.Reconciler {
@@ -95,7 +63,10 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 			var count atomic.Int32
-			inf := informer.New[*appsv1.Deployment](reflector.FromClient(cs.AppsV1().Deployments(ns)), informer.WithName("deployments"))
+			inf, err := informer.New[*appsv1.Deployment](reflector.FromClient(cs.AppsV1().Deployments(ns)), informer.WithName("deployments"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			c, err := controller.New("status-"+ns, statusWriter(cs, ns, &count))
 			if err != nil {
 				t.Fatal(err)
@@ -103,8 +74,8 @@ func TestGenerationChangedBreaksTheStatusLoop(t *testing.T) {
 			if err := c.Watch(controller.Informer(inf, handler.EnqueueObject[*appsv1.Deployment](), tc.preds...)); err != nil {
 				t.Fatal(err)
 			}
-			run(t, c, inf.Start)
-			d, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
+			testkit.Run(t, inf.Start, c.Start)
+			d, err := cs.AppsV1().Deployments(ns).Create(context.Background(), testkit.Deployment(ns, "web"), metav1.CreateOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,12 +117,15 @@ func TestOwnedObjectsReconcileTheirOwner(t *testing.T) {
 		reconciled <- req.String()
 		return reconcile.Result{}, nil
 	})
-	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
+	cms, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, _ := controller.New("owner-"+ns, r)
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueOwner[*corev1.ConfigMap](schema.GroupKind{Group: "apps", Kind: "Deployment"}, handler.OnlyController())))
-	run(t, c, cms.Start)
+	testkit.Run(t, cms.Start, c.Start)
 
-	owner, err := cs.AppsV1().Deployments(ns).Create(context.Background(), deployment("web"), metav1.CreateOptions{})
+	owner, err := cs.AppsV1().Deployments(ns).Create(context.Background(), testkit.Deployment(ns, "web"), metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,10 +171,13 @@ func TestFinalizerDeletionReachesReconciler(t *testing.T) {
 		}
 		return reconcile.Result{}, err
 	})
-	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	cms, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, _ := controller.New("finalizer-"+ns, r)
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap](), predicate.GenerationChanged[*corev1.ConfigMap]()))
-	run(t, c, cms.Start)
+	testkit.Run(t, cms.Start, c.Start)
 
 	cm, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name: "guarded", Finalizers: []string{finalizer}}}, metav1.CreateOptions{})
@@ -228,7 +205,7 @@ func TestDeletionGenerationBehaviour(t *testing.T) {
 	ns, cs := testkit.Namespace(t, "ctrl-"), testkit.Clientset(t)
 	ctx := context.Background()
 	const finalizer = "steady.dev/hold"
-	d := deployment("held")
+	d := testkit.Deployment(ns, "held")
 	d.Finalizers = []string{finalizer}
 	d, err := cs.AppsV1().Deployments(ns).Create(ctx, d, metav1.CreateOptions{})
 	if err != nil {
@@ -282,10 +259,13 @@ func TestNoKeyIsReconciledConcurrently(t *testing.T) {
 		total.Add(1)
 		return reconcile.Result{}, nil
 	})
-	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	cms, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, _ := controller.New("parallel-"+ns, r, controller.WithMaxConcurrentReconciles(8))
 	_ = c.Watch(controller.Informer(cms, handler.EnqueueObject[*corev1.ConfigMap]()))
-	run(t, c, cms.Start)
+	testkit.Run(t, cms.Start, c.Start)
 
 	ctx := context.Background()
 	var wg sync.WaitGroup

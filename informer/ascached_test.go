@@ -34,8 +34,8 @@ func written(ns, name string, lbls map[string]string) *corev1.ConfigMap {
 
 // unstartedInformer is an informer that is never started: AsCached needs
 // none of its list and watch.
-func unstartedInformer() *cmInformer {
-	return New[*corev1.ConfigMap](newScriptLW(), WithName("configmaps"))
+func unstartedInformer(t testing.TB) *cmInformer {
+	return mustNew[*corev1.ConfigMap](t, newScriptLW(), WithName("configmaps"))
 }
 
 // shardUIDs returns a UID inside sel's shard and one outside it.
@@ -64,7 +64,7 @@ func shardUIDs(t *testing.T, sel string) (in, out types.UID) {
 // equal copy; with a factory's dropManaged, no managedFields, and the
 // kind's and SetTransform's transforms applied after, in that order.
 func TestAsCachedIsATransformedCopy(t *testing.T) {
-	plain := unstartedInformer()
+	plain := unstartedInformer(t)
 	in := written("ns", "x", map[string]string{"app": "web"})
 	orig := in.DeepCopy()
 	out, ok := plain.AsCached(in)
@@ -77,7 +77,7 @@ func TestAsCachedIsATransformedCopy(t *testing.T) {
 		t.Fatalf("changing AsCached's answer changed the object given: %v", in)
 	}
 
-	inf := unstartedInformer()
+	inf := unstartedInformer(t)
 	inf.dropManaged = true
 	var steps []string
 	inf.kindTransform = func(c *corev1.ConfigMap) (*corev1.ConfigMap, error) {
@@ -167,7 +167,7 @@ func TestAsCachedFalseOutsideTheInformer(t *testing.T) {
 		}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inf := unstartedInformer()
+			inf := unstartedInformer(t)
 			if tc.setup != nil {
 				tc.setup(t, inf)
 			}
@@ -197,7 +197,7 @@ func TestAsCachedFalseOutsideTheInformer(t *testing.T) {
 // the shard, and ignores the transforms.
 func TestWouldHoldFollowsTheShard(t *testing.T) {
 	inShard, outShard := shardUIDs(t, lowHalfShard)
-	inf := unstartedInformer()
+	inf := unstartedInformer(t)
 	if err := inf.SetShardSelector(lowHalfShard); err != nil {
 		t.Fatal(err)
 	}

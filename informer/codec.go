@@ -49,8 +49,8 @@ type protoObject interface {
 
 func newCodec[T object.Object]() (*codec[T], error) {
 	var zero T
-	typ := reflect.TypeOf(zero)
-	if typ == nil || typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
+	typ := reflect.TypeFor[T]() // an interface type too, which TypeOf(zero) would not name
+	if typ.Kind() != reflect.Pointer || typ.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("compact cache of %v: want a pointer to a struct", typ)
 	}
 	elem := typ.Elem()

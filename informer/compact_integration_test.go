@@ -181,7 +181,7 @@ func TestCompactUnstructuredAgainstAPIServer(t *testing.T) {
 	defer cancel()
 	env := testkit.Env(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
-	installWidgetCRD(t, dyn)
+	testkit.InstallCRD(t, widgets.GroupVersion().WithKind("Widget"))
 	ns := testkit.Namespace(t, "compact-cr-")
 	for i := range 5 {
 		w := &unstructured.Unstructured{Object: map[string]any{

@@ -339,7 +339,7 @@ func TestCompactInformerEvents(t *testing.T) {
 		}
 		// The relist: o000 changed, o001 gone, the rest unchanged.
 		lw := newScriptLW(list("1000", first...), list("2000", append([]*corev1.ConfigMap{cmv("o000", "1500")}, first[2:]...)...))
-		inf := New[*corev1.ConfigMap](lw, mode.opt())
+		inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt())
 		rec := &recorder{}
 		var mu sync.Mutex
 		var objs []event.Update[*corev1.ConfigMap]

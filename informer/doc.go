@@ -30,7 +30,8 @@
 // # Compact caches
 //
 // Caches are compact unless WithCompact(false) (for a Factory, every kind;
-// KindOptions.Shared, one kind) says otherwise. A compact cache keeps each
+// KindOptions.Shared, one kind) says otherwise, where T has a compact form:
+// every pointer to a struct has one. A compact cache keeps each
 // object encoded — protobuf for the built-in kinds; for custom resources'
 // Go types, their fields by position, in a form compiled from the Go type
 // (without field names: 25 to 50% fewer bytes than CBOR); JSON for

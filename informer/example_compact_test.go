@@ -22,7 +22,11 @@ func ExampleWithCompact() {
 		Data:       map[string]string{"apple": "1.20"},
 	}}}
 	lw := exampleLW{list: list, watches: make(chan *watch.FakeWatcher, 1)}
-	inf := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"))
+	inf, err := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error)
 	go func() { stopped <- inf.Start(ctx) }()

@@ -18,7 +18,11 @@ import (
 // forward too, with no change to any pod.
 func ExampleInformer_WhenProcessed() {
 	lw := podLW(pod("web-1", "node-a", "8")) // listed at resourceVersion 10
-	pods := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	pods, err := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error)
 	go func() { stopped <- pods.Start(ctx) }()

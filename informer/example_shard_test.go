@@ -22,8 +22,12 @@ func ExampleInformer_SetShardSelector() {
 		p.UID = types.UID("7f3c9a2e-" + name + "1d4-4b8e-9c6a-2e5f8d1b3a" + name + name)
 		all = append(all, p)
 	}
-	pods := informer.New[*corev1.Pod](podLW(all...), informer.WithName("pods"))
-	err := pods.SetShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x5555555555555555')")
+	pods, err := informer.New[*corev1.Pod](podLW(all...), informer.WithName("pods"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = pods.SetShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x5555555555555555')")
 	if err != nil {
 		fmt.Println(err)
 		return

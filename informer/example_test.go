@@ -52,7 +52,11 @@ func ExampleHandlerFuncs() {
 		list:    &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: []corev1.ConfigMap{*cm("prices", "1")}},
 		watches: make(chan *watch.FakeWatcher, 1),
 	}
-	inf := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"))
+	inf, err := informer.New[*corev1.ConfigMap](lw, informer.WithName("configmaps"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	deleted := make(chan struct{})
 	reg, err := inf.AddHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 		CreateFunc: func(e event.Create[*corev1.ConfigMap]) {
@@ -111,11 +115,15 @@ func podLW(pods ...*corev1.Pod) exampleLW {
 // you; this is what they do.
 func Example() {
 	lw := podLW(pod("web-1", "node-a", "8"), pod("web-2", "node-b", "9"))
-	pods := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	pods, err := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	// An index answers "which pods run on node-a?" from memory, as a field
 	// selector on spec.nodeName would from the API server.
-	err := pods.AddIndex("node", func(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil })
+	err = pods.AddIndex("node", func(p *corev1.Pod) ([]string, error) { return []string{p.Spec.NodeName}, nil })
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -210,13 +218,17 @@ func (forbiddenLW) Watch(context.Context, metav1.ListOptions) (watch.Interface, 
 // why, instead of a timeout minutes later that does not. The informer
 // itself keeps retrying, for the day the role is fixed.
 func ExampleInformer_WaitForSync() {
-	pods := informer.New[*corev1.Pod](forbiddenLW{}, informer.WithName("pods"))
+	pods, err := informer.New[*corev1.Pod](forbiddenLW{}, informer.WithName("pods"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	stopped := make(chan error)
 	go func() { stopped <- pods.Start(ctx) }()
 	defer func() { cancel(); <-stopped }()
 
-	err := pods.WaitForSync(ctx)
+	err = pods.WaitForSync(ctx)
 	fmt.Println(err)
 	fmt.Println("not synced:", errors.Is(err, informer.ErrNotSynced), "- read as a missing pod:", apierrors.IsNotFound(err))
 	// Output:
@@ -230,7 +242,11 @@ func ExampleInformer_WaitForSync() {
 // state from the cache: a deleted pod is simply no longer there.
 func Example_controllerWithoutManager() {
 	lw := podLW(pod("web-1", "node-a", "8"), pod("web-2", "node-b", "9"))
-	pods := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	pods, err := informer.New[*corev1.Pod](lw, informer.WithName("pods"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	reconciled := make(chan string, 10)
 	r := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

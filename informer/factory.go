@@ -76,21 +76,24 @@ type runner interface {
 	releaser
 }
 
-// NewFactory returns a factory of informers of c's kinds. Its options are
-// WithLogger, WithNamespace, WithNamespaces, WithKind, WithCacheSyncTimeout,
-// WithKeepManagedFields, WithCompact, WithClock and
-// WithReflectorOptions (which apply to each of its informers); WithName is
-// an error, as the factory names its informers after their resources.
-func NewFactory(c *cluster.Cluster, opts ...Option) (*Factory, error) {
+// NewFactory returns a factory of informers of c's kinds. It takes every
+// Option, and applies WithLogger, WithClock, WithReflectorOptions and
+// WithCompact to each of its informers; WithName is an error, as the
+// factory names its informers after their resources. The other
+// FactoryOptions configure the factory itself.
+func NewFactory(c *cluster.Cluster, opts ...FactoryOption) (*Factory, error) {
 	if c == nil {
 		return nil, fmt.Errorf("informer factory: nil cluster")
 	}
-	o := newOptions(opts)
+	o := newFactoryOptions(opts)
 	switch {
-	case o.name != "":
+	case o.named:
 		return nil, fmt.Errorf("informer factory: WithName(%q): a factory names its informers after their resources", o.name)
 	case o.syncTimeout <= 0:
 		return nil, fmt.Errorf("informer factory: WithCacheSyncTimeout(%s): must be positive", o.syncTimeout)
+	}
+	if err := o.check(); err != nil {
+		return nil, fmt.Errorf("informer factory: %w", err)
 	}
 	if err := o.checkCaching(); err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)

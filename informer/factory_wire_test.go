@@ -108,7 +108,7 @@ func protobufConfig(t *testing.T) *rest.Config {
 }
 
 // wireLW returns the factory's typed ListerWatcher of c in ns, from cfg.
-func wireLW(t *testing.T, cfg *rest.Config, c wireCase, ns string, opts ...Option) *typedLW {
+func wireLW(t *testing.T, cfg *rest.Config, c wireCase, ns string, opts ...FactoryOption) *typedLW {
 	t.Helper()
 	cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {

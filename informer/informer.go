@@ -60,26 +60,52 @@ type change[T object.Object] struct {
 }
 
 // New returns an informer for the objects lw lists and watches. Register
-// handlers and indexes, then call Start.
-func New[T object.Object](lw reflector.ListerWatcher, opts ...Option) *Informer[T] {
-	return newFed[T](nil, []reflector.ListerWatcher{lw}, opts)
+// handlers and indexes, then call Start. Its cache is compact where T has a
+// compact form (see WithCompact). A nil lw, WithClock(nil) and
+// WithCompact(true) for a T without a compact form are errors naming them.
+func New[T object.Object](lw reflector.ListerWatcher, opts ...Option) (*Informer[T], error) {
+	o := newOptions(opts)
+	if o.name == "" {
+		o.name = "informer"
+	}
+	if lw == nil {
+		return nil, fmt.Errorf("informer %s: nil ListerWatcher", o.name)
+	}
+	if err := o.check(); err != nil {
+		return nil, fmt.Errorf("informer %s: %w", o.name, err)
+	}
+	inf, err := newInformer[T](nil, []reflector.ListerWatcher{lw}, o)
+	if err != nil && o.compactGiven {
+		return nil, fmt.Errorf("informer %s: WithCompact(true): %w", o.name, err)
+	}
+	return inf, nil
 }
 
-// newFed returns an informer fed by lws, one per namespace of namespaces
-// (nil, and one lw, for an informer that does not know its namespace).
+// newFed returns a Factory's informer, fed by lws, one per namespace of
+// namespaces (nil, and one lw, for an informer of every namespace). Where
+// T has no compact form it keeps decoded objects and logs why.
 func newFed[T object.Object](namespaces []string, lws []reflector.ListerWatcher, opts []Option) *Informer[T] {
-	o := newOptions(opts)
+	inf, err := newInformer[T](namespaces, lws, newOptions(opts))
+	if err != nil {
+		inf.log.Error(fmt.Errorf("informer: %w", err), "keeping decoded objects: no compact form")
+	}
+	return inf
+}
+
+// newInformer returns the informer o describes, fed by lws. Its cache is
+// compact if o asks for it and T has a compact form; otherwise, and with
+// the error of the compact cache that could not be made, it is shared.
+func newInformer[T object.Object](namespaces []string, lws []reflector.ListerWatcher, o *options) (*Informer[T], error) {
 	if o.name == "" {
 		o.name = "informer"
 	}
 	log := o.log.WithValues("informer", o.name)
 	cache := NewCache[T]()
+	var err error
 	if o.compact {
-		compact, err := NewCompactCache[T]()
-		if err != nil {
-			log.Error(err, "keeping decoded objects: no compact form")
-		} else {
-			cache = compact
+		var cd *codec[T]
+		if cd, err = newCodec[T](); err == nil {
+			cache.compact = newCompactStore(cd)
 			cache.onError = func(err error) { log.Error(err, "reading the cache") }
 		}
 	}
@@ -95,7 +121,7 @@ func newFed[T object.Object](namespaces []string, lws []reflector.ListerWatcher,
 	}
 	inf.addSources(lws)
 	inf.cache.rv = inf.lastSyncResourceVersion
-	return inf
+	return inf, err
 }
 
 // Name returns the informer's name, used in logs and errors.

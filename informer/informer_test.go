@@ -100,7 +100,7 @@ func TestInitialListThenEventsInOrder(t *testing.T) {
 
 func testInitialListThenEventsInOrder(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")))
-	inf := New[*corev1.ConfigMap](lw, mode.opt(), WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt(), WithName("configmaps"))
 	rec := &recorder{}
 	reg, err := inf.AddHandler(rec)
 	if err != nil {
@@ -141,7 +141,7 @@ func TestRelistDeliversTombstonesWithLastState(t *testing.T) {
 
 func testRelistDeliversTombstonesWithLastState(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1"), cmv("b", "2")), list("30", cmv("a", "20")))
-	inf := New[*corev1.ConfigMap](lw, mode.opt())
+	inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt())
 	var mu sync.Mutex
 	var deletes []event.Delete[*corev1.ConfigMap]
 	reg, _ := inf.AddHandler(HandlerFuncs[*corev1.ConfigMap]{DeleteFunc: func(d event.Delete[*corev1.ConfigMap]) {
@@ -193,7 +193,7 @@ func testDeleteCarriesNamespacedNameKey(t *testing.T, mode cacheMode) {
 // second, which lacks b.
 func checkDeleteKeys[T object.Object](t *testing.T, mode cacheMode, first, second runtime.Object, watched T, wantA, wantB types.NamespacedName) {
 	lw := newScriptLW(first, second)
-	inf := New[T](lw, mode.opt())
+	inf := mustNew[T](t, lw, mode.opt())
 	var mu sync.Mutex
 	var deletes []event.Delete[T]
 	reg, _ := inf.AddHandler(HandlerFuncs[T]{DeleteFunc: func(d event.Delete[T]) {
@@ -229,7 +229,7 @@ func TestLateAndRemovedHandlers(t *testing.T) { forCacheModes(t, testLateAndRemo
 
 func testLateAndRemovedHandlers(t *testing.T, mode cacheMode) {
 	lw := newScriptLW(list("10", cmv("a", "1")))
-	inf := New[*corev1.ConfigMap](lw, mode.opt())
+	inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt())
 	stop := runInformer(t, inf)
 	defer stop()
 	w := lw.nextWatch(t)
@@ -256,7 +256,7 @@ func testLateAndRemovedHandlers(t *testing.T, mode cacheMode) {
 
 func TestSlowHandlerDoesNotDelayOthers(t *testing.T) {
 	lw := newScriptLW(list("10"))
-	inf := New[*corev1.ConfigMap](lw)
+	inf := mustNew[*corev1.ConfigMap](t, lw)
 	stuck := &recorder{gate: make(chan struct{})}
 	fast := &recorder{}
 	_, _ = inf.AddHandler(stuck)
@@ -283,7 +283,7 @@ func testTransformAndPanickingHandler(t *testing.T, mode cacheMode) {
 	withFields := cmv("a", "1")
 	withFields.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
 	lw := newScriptLW(list("10", withFields))
-	inf := New[*corev1.ConfigMap](lw, mode.opt())
+	inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt())
 	if err := inf.SetTransform(DropManagedFields[*corev1.ConfigMap]); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +305,7 @@ func testTransformAndPanickingHandler(t *testing.T, mode cacheMode) {
 }
 
 func TestWaitForCacheSyncNamesTheLaggard(t *testing.T) {
-	never := New[*corev1.ConfigMap](newScriptLW(), WithName("secrets-that-never-list"))
+	never := mustNew[*corev1.ConfigMap](t, newScriptLW(), WithName("secrets-that-never-list"))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	err := WaitForCacheSync(ctx, never)
@@ -319,7 +319,7 @@ func TestPerHandlerResync(t *testing.T) { forCacheModes(t, testPerHandlerResync)
 func testPerHandlerResync(t *testing.T, mode cacheMode) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	lw := newScriptLW(list("10", cmv("a", "1")))
-	inf := New[*corev1.ConfigMap](lw, mode.opt(), WithClock(clk))
+	inf := mustNew[*corev1.ConfigMap](t, lw, mode.opt(), WithClock(clk))
 	resynced, plain := &recorder{}, &recorder{}
 	regR, _ := inf.AddHandler(resynced, ResyncPeriod(time.Minute))
 	regP, _ := inf.AddHandler(plain)

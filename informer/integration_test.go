@@ -32,38 +32,9 @@ import (
 
 func TestMain(m *testing.M) { testkit.Main(m) }
 
+// widgets is the resource of the tests' Widget custom resource, which
+// testkit.InstallCRD installs.
 var widgets = schema.GroupVersionResource{Group: "test.steady.dev", Version: "v1", Resource: "widgets"}
-
-// installWidgetCRD creates the Widget custom resource and waits until the
-// API serves it.
-func installWidgetCRD(t *testing.T, dyn dynamic.Interface) { installCRD(t, dyn, widgets, "Widget") }
-
-// installCRD creates a namespaced custom resource gvr of kind through the
-// dynamic client and waits until the API serves it.
-func installCRD(t *testing.T, dyn dynamic.Interface, gvr schema.GroupVersionResource, kind string) {
-	t.Helper()
-	crd := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": gvr.Resource + "." + gvr.Group},
-		"spec": map[string]any{
-			"group": gvr.Group, "scope": "Namespaced",
-			"names": map[string]any{"plural": gvr.Resource, "singular": strings.ToLower(kind), "kind": kind, "listKind": kind + "List"},
-			"versions": []any{map[string]any{
-				"name": gvr.Version, "served": true, "storage": true,
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			}},
-		},
-	}}
-	crdGVR := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(crdGVR).Create(context.Background(), crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatal(err)
-	}
-	testkit.Eventually(t, 30*time.Second, kind+" CRD served", func() error {
-		_, err := dyn.Resource(gvr).Namespace("default").List(context.Background(), metav1.ListOptions{})
-		return err
-	})
-}
 
 // A factory that has already read discovery still finds a kind whose CRD
 // was installed afterwards.
@@ -74,7 +45,7 @@ func TestFactoryFindsKindsInstalledLater(t *testing.T) {
 		t.Fatal(err) // discovery is now cached
 	}
 	gadgets := schema.GroupVersionResource{Group: "later.steady.dev", Version: "v1", Resource: "gadgets"}
-	installCRD(t, dynamic.NewForConfigOrDie(env.Config), gadgets, "Gadget")
+	testkit.InstallCRD(t, gadgets.GroupVersion().WithKind("Gadget"))
 	if _, err := informer.ForUnstructured(f, gadgets.GroupVersion().WithKind("Gadget"), "default", object.Selector{}); err != nil {
 		t.Fatalf("a kind installed after discovery was cached: %v", err)
 	}
@@ -115,11 +86,17 @@ func TestHandlersConvergeOnConsistentListUnderChurn(t *testing.T) {
 	defer cancel()
 	env, cs := testkit.Env(t), testkit.Clientset(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
-	installWidgetCRD(t, dyn)
+	testkit.InstallCRD(t, widgets.GroupVersion().WithKind("Widget"))
 	ns := testkit.Namespace(t, "churn-")
 
-	cms := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
-	wds := informer.New[*unstructured.Unstructured](reflector.FromDynamic(dyn, widgets, ns), informer.WithName("widgets"))
+	cms, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wds, err := informer.New[*unstructured.Unstructured](reflector.FromDynamic(dyn, widgets, ns), informer.WithName("widgets"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	v1, h1 := newView[*corev1.ConfigMap]()
 	v2, h2 := newView[*corev1.ConfigMap]()
 	v3, h3 := newView[*unstructured.Unstructured]()
@@ -263,7 +240,7 @@ func TestFactorySharesAndStartsInformers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	env, cs := testkit.Env(t), testkit.Clientset(t)
 	dyn := dynamic.NewForConfigOrDie(env.Config)
-	installWidgetCRD(t, dyn)
+	testkit.InstallCRD(t, widgets.GroupVersion().WithKind("Widget"))
 	ns := testkit.Namespace(t, "factory-")
 	for _, name := range []string{"a", "b"} {
 		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"pick": name}}}
@@ -375,7 +352,7 @@ func TestFactoryDropsManagedFieldsUnlessKept(t *testing.T) {
 }
 
 // newFactory returns an informer factory of the cluster at cfg.
-func newFactory(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, opts ...informer.Option) *informer.Factory {
+func newFactory(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, opts ...informer.FactoryOption) *informer.Factory {
 	t.Helper()
 	c, err := cluster.New(cfg, cluster.WithScheme(scheme))
 	if err != nil {

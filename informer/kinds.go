@@ -55,9 +55,9 @@ type KindOptions struct {
 
 // WithKind sets how a Factory caches kind gk (the version does not
 // matter): see KindOptions. Giving it twice for one kind is an error of
-// NewFactory. Factory only.
-func WithKind(gk schema.GroupKind, ko KindOptions) Option {
-	return func(o *options) {
+// NewFactory.
+func WithKind(gk schema.GroupKind, ko KindOptions) FactoryOption {
+	return factoryOnly(func(o *options) {
 		if o.kinds == nil {
 			o.kinds = map[schema.GroupKind]KindOptions{}
 		}
@@ -66,7 +66,7 @@ func WithKind(gk schema.GroupKind, ko KindOptions) Option {
 		}
 		ko.Namespaces = append([]string(nil), ko.Namespaces...)
 		o.kinds[gk] = ko
-	}
+	})
 }
 
 // Kind returns how the factory caches kind gk (see WithKind), with

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,37 +23,13 @@ import (
 
 var configMapKind = schema.GroupKind{Kind: "ConfigMap"}
 
-// keysSeen records the key of every event a handler gets.
-type keysSeen struct {
-	mu   sync.Mutex
-	keys []string
-}
-
-func (k *keysSeen) handler() informer.Handler[*corev1.ConfigMap] {
-	add := func(key string) { k.mu.Lock(); k.keys = append(k.keys, key); k.mu.Unlock() }
+// recordKeys is a handler that adds the key of every event it gets to k.
+func recordKeys(k *testkit.Keys) informer.Handler[*corev1.ConfigMap] {
 	return informer.HandlerFuncs[*corev1.ConfigMap]{
-		CreateFunc: func(e event.Create[*corev1.ConfigMap]) { add(object.Key(e.Object)) },
-		UpdateFunc: func(e event.Update[*corev1.ConfigMap]) { add(object.Key(e.ObjectNew)) },
-		DeleteFunc: func(e event.Delete[*corev1.ConfigMap]) { add(object.FormatKey(e.Key)) },
+		CreateFunc: func(e event.Create[*corev1.ConfigMap]) { k.Add(object.Key(e.Object)) },
+		UpdateFunc: func(e event.Update[*corev1.ConfigMap]) { k.Add(object.Key(e.ObjectNew)) },
+		DeleteFunc: func(e event.Delete[*corev1.ConfigMap]) { k.Add(object.FormatKey(e.Key)) },
 	}
-}
-
-func (k *keysSeen) has(key string) bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return slices.Contains(k.keys, key)
-}
-
-func (k *keysSeen) inNamespace(ns string) []string {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	var out []string
-	for _, key := range k.keys {
-		if strings.HasPrefix(key, ns+"/") {
-			out = append(out, key)
-		}
-	}
-	return out
 }
 
 func createConfigMap(t *testing.T, ns, name string) *corev1.ConfigMap {
@@ -96,8 +71,8 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 		!strings.Contains(err.Error(), "WithNamespaces") {
 		t.Fatalf("For(f, %q): %v, want an error naming it, the set and the option", c, err)
 	}
-	seen := &keysSeen{}
-	reg, err := inf.AddHandler(seen.handler())
+	seen := &testkit.Keys{}
+	reg, err := inf.AddHandler(recordKeys(seen))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +97,7 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 	createConfigMap(t, a, "late")
 	last := createConfigMap(t, b, "late")
 	testkit.Eventually(t, 30*time.Second, "the later objects of both namespaces", func() bool {
-		return seen.has(a+"/late") && seen.has(b+"/late")
+		return seen.Has(a+"/late") && seen.Has(b+"/late")
 	})
 	// The version of an informer of two namespaces is the lesser of its
 	// watches'. Namespace a's watch passes b's last write only with a
@@ -131,8 +106,8 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 	testkit.Eventually(t, 75*time.Second, "the resourceVersion of the last write", func() bool {
 		return atLeast(inf.LastSyncResourceVersion(), last.ResourceVersion)
 	})
-	if _, ok := inf.Cache().Get(c, "late"); ok || len(seen.inNamespace(c)) > 0 || inf.Cache().Len() != 4 {
-		t.Fatalf("namespace %s leaked in: cache %q, events %q", c, inf.Cache().ListKeys(), seen.inNamespace(c))
+	if _, ok := inf.Cache().Get(c, "late"); ok || len(seen.InNamespace(c)) > 0 || inf.Cache().Len() != 4 {
+		t.Fatalf("namespace %s leaked in: cache %q, events %q", c, inf.Cache().ListKeys(), seen.InNamespace(c))
 	}
 
 	// Its last handler gone, the informer of both namespaces is released
@@ -143,7 +118,10 @@ func TestFactoryCachesExactlyItsNamespaces(t *testing.T) {
 		t.Fatalf("after the last handler's removal: released %v, successor %v in %q (%v); want a fresh one in %q",
 			inf.Released(), next != inf, next.Namespaces(), err, want)
 	}
-	if err := next.WaitForSync(syncCtx); err != nil || next.Cache().Len() != 4 {
+	// A wait of its own: the bookmark above may have used up syncCtx.
+	nextCtx, nextCancel := context.WithTimeout(ctx, 30*time.Second)
+	defer nextCancel()
+	if err := next.WaitForSync(nextCtx); err != nil || next.Cache().Len() != 4 {
 		t.Fatalf("the successor holds %d objects (%v), want both namespaces' 4", next.Cache().Len(), err)
 	}
 }
@@ -200,7 +178,8 @@ func TestKindOptionsOverrideTheFactory(t *testing.T) {
 	}
 }
 
-// Options that make no sense are errors of NewFactory naming the option.
+// Options that make no sense are errors of NewFactory naming the option,
+// WithName among them: a factory names each informer after its resource.
 func TestFactoryRefusesBadCacheOptions(t *testing.T) {
 	c, err := cluster.New(&rest.Config{Host: "https://127.0.0.1:1"}, cluster.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
@@ -208,18 +187,22 @@ func TestFactoryRefusesBadCacheOptions(t *testing.T) {
 	}
 	secret := schema.GroupKind{Kind: "Secret"}
 	for _, tc := range []struct {
-		opts []informer.Option
+		opts []informer.FactoryOption
 		want string
 	}{
-		{[]informer.Option{informer.WithNamespaces()}, "WithNamespaces(): no namespace"},
-		{[]informer.Option{informer.WithNamespaces("a", "")}, `WithNamespaces("a", ""): empty namespace name`},
-		{[]informer.Option{informer.WithNamespaces("a", "b", "a")}, `namespace "a" given twice`},
-		{[]informer.Option{informer.WithNamespaces("a", informer.AllNamespaces)}, "AllNamespaces beside"},
-		{[]informer.Option{informer.WithNamespace("Not_A_Name")}, `WithNamespace("Not_A_Name"): namespace "Not_A_Name"`},
-		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{}), informer.WithKind(secret, informer.KindOptions{Uncached: true})}, "WithKind(Secret) given twice"},
-		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{Namespaces: []string{"a", "a"}})}, `WithKind(Secret).Namespaces: namespace "a" given twice`},
-		{[]informer.Option{informer.WithKind(secret, informer.KindOptions{Selector: object.Selector{Labels: "a in"}})}, "WithKind(Secret): Selector"},
-		{[]informer.Option{informer.WithKind(schema.GroupKind{Group: "apps"}, informer.KindOptions{})}, "no kind"},
+		{[]informer.FactoryOption{informer.WithNamespaces()}, "WithNamespaces(): no namespace"},
+		{[]informer.FactoryOption{informer.WithNamespaces("a", "")}, `WithNamespaces("a", ""): empty namespace name`},
+		{[]informer.FactoryOption{informer.WithNamespaces("a", "b", "a")}, `namespace "a" given twice`},
+		{[]informer.FactoryOption{informer.WithNamespaces("a", informer.AllNamespaces)}, "AllNamespaces beside"},
+		{[]informer.FactoryOption{informer.WithNamespace("Not_A_Name")}, `WithNamespace("Not_A_Name"): namespace "Not_A_Name"`},
+		{[]informer.FactoryOption{informer.WithKind(secret, informer.KindOptions{}), informer.WithKind(secret, informer.KindOptions{Uncached: true})}, "WithKind(Secret) given twice"},
+		{[]informer.FactoryOption{informer.WithKind(secret, informer.KindOptions{Namespaces: []string{"a", "a"}})}, `WithKind(Secret).Namespaces: namespace "a" given twice`},
+		{[]informer.FactoryOption{informer.WithKind(secret, informer.KindOptions{Selector: object.Selector{Labels: "a in"}})}, "WithKind(Secret): Selector"},
+		{[]informer.FactoryOption{informer.WithKind(schema.GroupKind{Group: "apps"}, informer.KindOptions{})}, "no kind"},
+		{[]informer.FactoryOption{informer.WithName("pods")}, `WithName("pods")`},
+		{[]informer.FactoryOption{informer.WithName("")}, `WithName("")`},
+		{[]informer.FactoryOption{informer.WithClock(nil)}, "WithClock(nil)"},
+		{[]informer.FactoryOption{informer.WithCacheSyncTimeout(0)}, "WithCacheSyncTimeout(0s)"},
 	} {
 		_, err := informer.NewFactory(c, tc.opts...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

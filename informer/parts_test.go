@@ -27,7 +27,7 @@ func TestFirstListIsCachedAsItArrives(t *testing.T) {
 	for _, compact := range []bool{true, false} {
 		t.Run(fmt.Sprintf("compact=%v", compact), func(t *testing.T) {
 			lw := streamingScriptLW{newScriptLW()}
-			inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), WithCompact(compact))
+			inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"), WithCompact(compact))
 			rec := &recorder{}
 			reg, err := inf.AddHandler(rec)
 			if err != nil {

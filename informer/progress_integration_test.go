@@ -81,7 +81,10 @@ func TestWhenProcessedFollowsAWriteOnARealServer(t *testing.T) {
 	ctx, cs := context.Background(), testkit.Clientset(t)
 	ns := testkit.Namespace(t, "progress-")
 	hold := newHoldBack(ns, "w")
-	inf := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps/"+ns))
+	inf, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(ns)), informer.WithName("configmaps/"+ns))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := inf.SetTransform(hold.transform); err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestWhenProcessedRunsOnEventsAndBookmarks(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	t0 := clk.Now()
 	lw := newScriptLW(list("10", cmv("a", "5")))
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), WithClock(clk))
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"), WithClock(clk))
 	if p := inf.Progress(); p != (Progress{}) {
 		t.Fatalf("Progress before Start = %+v, want zero", p)
 	}
@@ -131,7 +131,7 @@ func TestWhenProcessedRunsOnEventsAndBookmarks(t *testing.T) {
 // fail open, on the caller's side and on the cache's.
 func TestProgressFailsOpenOnOpaqueResourceVersions(t *testing.T) {
 	lw := newScriptLW(list("10"))
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"))
 	for _, rv := range []string{"", "abc", "-1", "1.5"} {
 		if _, waiting := inf.WhenProcessed("ns", rv, mustNotRun(t)); waiting || !inf.HasProcessed("ns", rv) {
 			t.Fatalf("resourceVersion %q: waiting %v, HasProcessed %v; want fail-open", rv, waiting, inf.HasProcessed("ns", rv))
@@ -139,7 +139,7 @@ func TestProgressFailsOpenOnOpaqueResourceVersions(t *testing.T) {
 	}
 
 	lw = newScriptLW(&corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "opaque-1"}})
-	inf = New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	inf = mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"))
 	f := newFired()
 	if _, waiting := inf.WhenProcessed("ns", "7", f.call); !waiting {
 		t.Fatal("not waiting before the first list")
@@ -159,7 +159,7 @@ func TestProgressFailsOpenOnOpaqueResourceVersions(t *testing.T) {
 // does, and nothing waits on a stopped informer.
 func TestWaitersRunWhenTheInformerStops(t *testing.T) {
 	lw := newScriptLW(list("10"))
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"))
 	_, stop := startSynced(t, inf, lw)
 	kept, dropped := newFired(), newFired()
 	if _, waiting := inf.WhenProcessed("", "100", kept.call); !waiting {
@@ -256,7 +256,7 @@ func TestOneNamespaceInformerIgnoresOthers(t *testing.T) {
 func TestWaitersUnderConcurrentEvents(t *testing.T) {
 	const last, goroutines, perGoroutine = 2000, 8, 300
 	lw := newScriptLW(list("1"))
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"))
 	w, stop := startSynced(t, inf, lw)
 	defer stop()
 

@@ -31,9 +31,12 @@ func TestLastSyncResourceVersionFollowsWritesAndBookmarks(t *testing.T) {
 	nss := [2]string{testkit.Namespace(t, "rv-"), testkit.Namespace(t, "rv-")}
 	// Short watches: the API server sends a bookmark two seconds before a
 	// watch's timeout, so a quiet watch reports progress every few seconds.
-	inf := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(nss[0])),
+	inf, err := informer.New[*corev1.ConfigMap](reflector.FromClient(cs.CoreV1().ConfigMaps(nss[0])),
 		informer.WithName("configmaps/"+nss[0]),
 		informer.WithReflectorOptions(reflector.WithWatchTimeout(5*time.Second, 6*time.Second)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- inf.Start(runCtx) }()

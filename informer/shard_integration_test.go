@@ -120,7 +120,7 @@ func testPartition(t *testing.T, env *testenv.Environment, wantMode reflector.Sh
 	cs := env.Clientset
 	ns := env.NewNamespace(t, "shards")
 	api := cs.CoreV1().ConfigMaps(ns)
-	createConfigMaps(t, api, 0, 200)
+	testkit.CreateConfigMaps(t, cs, ns, 0, 200)
 
 	// The low half streams its lists (WatchList, the default), the high
 	// half pages them: both paths are sharded.
@@ -136,7 +136,10 @@ func testPartition(t *testing.T, env *testenv.Environment, wantMode reflector.Sh
 		{"low", lowHalf, "0x0000000000000000", "0x8000000000000000", nil},
 		{"high", highHalf, "0x8000000000000000", "", []reflector.Option{reflector.WithWatchList(reflector.WatchListOff)}},
 	} {
-		inf := informer.New[*corev1.ConfigMap](reflector.FromClient(api), informer.WithName(s.name), informer.WithReflectorOptions(s.ropts...))
+		inf, err := informer.New[*corev1.ConfigMap](reflector.FromClient(api), informer.WithName(s.name), informer.WithReflectorOptions(s.ropts...))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := inf.SetShardSelector(s.sel); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +204,7 @@ func testPartition(t *testing.T, env *testenv.Environment, wantMode reflector.Sh
 	}
 
 	// Watch events after the list keep to the range.
-	createConfigMaps(t, api, 200, 260)
+	testkit.CreateConfigMaps(t, cs, ns, 200, 260)
 	for i := 0; i < 40; i += 2 {
 		cm, err := api.Get(ctx, "cm-"+strconv.Itoa(i), metav1.GetOptions{})
 		if err != nil {
@@ -270,29 +273,6 @@ func cacheNames(inf *informer.Informer[*corev1.ConfigMap]) []string {
 	return names
 }
 
-func createConfigMaps(t *testing.T, api interface {
-	Create(context.Context, *corev1.ConfigMap, metav1.CreateOptions) (*corev1.ConfigMap, error)
-}, from, to int) {
-	t.Helper()
-	var wg sync.WaitGroup
-	errs := make(chan error, to-from)
-	for w := range 8 {
-		wg.Go(func() {
-			for i := from + w; i < to; i += 8 {
-				_, err := api.Create(context.Background(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cm-" + strconv.Itoa(i)}}, metav1.CreateOptions{})
-				if err != nil {
-					errs <- err
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-}
-
 // A kind's ShardSelector is the initial selector of the factory's
 // informers of the kind; a malformed one is an error of NewFactory naming
 // the kind and the field.
@@ -306,7 +286,7 @@ func TestFactoryKindShardSelector(t *testing.T) {
 	f := newFactory(t, env.Config, clientgoscheme.Scheme, informer.WithKind(cm, informer.KindOptions{ShardSelector: lowHalf}))
 	ns := testkit.Namespace(t, "kindshard")
 	api := testkit.Clientset(t).CoreV1().ConfigMaps(ns)
-	createConfigMaps(t, api, 0, 40)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 40)
 	inf, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +326,7 @@ func TestFactoryKindShardSelector(t *testing.T) {
 	}
 }
 
-func newFactoryErr(t *testing.T, env *testenv.Environment, opts ...informer.Option) error {
+func newFactoryErr(t *testing.T, env *testenv.Environment, opts ...informer.FactoryOption) error {
 	t.Helper()
 	c := newFactory(t, env.Config, clientgoscheme.Scheme) // a valid cluster to hand over
 	_, err := informer.NewFactory(c.Cluster(), opts...)

@@ -46,7 +46,7 @@ func fastRetries() Option {
 }
 
 func TestWaitForSyncBeforeRunSaysNotRunning(t *testing.T) {
-	inf := New[*corev1.ConfigMap](newScriptLW(list("1")), WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, newScriptLW(list("1")), WithName("configmaps"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer cancel()
 	err := inf.WaitForSync(ctx)
@@ -56,7 +56,7 @@ func TestWaitForSyncBeforeRunSaysNotRunning(t *testing.T) {
 }
 
 func TestWaitForSyncReturnsOnceListed(t *testing.T) {
-	inf := New[*corev1.ConfigMap](newScriptLW(list("3", cmv("a", "2"))), WithName("configmaps"))
+	inf := mustNew[*corev1.ConfigMap](t, newScriptLW(list("3", cmv("a", "2"))), WithName("configmaps"))
 	defer runInformer(t, inf)()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -83,7 +83,7 @@ func TestWaitForSyncFailsFastOnPermanentErrors(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			lw := &failingLW{err: listErr}
-			inf := New[*corev1.ConfigMap](lw, WithName("secrets/x"), fastRetries())
+			inf := mustNew[*corev1.ConfigMap](t, lw, WithName("secrets/x"), fastRetries())
 			var seen atomic.Int32
 			if err := inf.SetWatchErrorHandler(func(error) { seen.Add(1) }); err != nil {
 				t.Fatal(err)
@@ -122,7 +122,7 @@ func TestWaitForSyncFailsFastOnPermanentErrors(t *testing.T) {
 // A transient failure (a server restarting) is waited out.
 func TestWaitForSyncWaitsOutTransientErrors(t *testing.T) {
 	lw := &failingLW{err: apierrors.NewServiceUnavailable("restarting")}
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), fastRetries())
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"), fastRetries())
 	defer runInformer(t, inf)()
 	testkit.Eventually(t, 10*time.Second, "a few failed lists", func() bool { return lw.lists.Load() >= 3 })
 	done := make(chan error, 1)
@@ -142,7 +142,7 @@ func TestWaitForSyncWaitsOutTransientErrors(t *testing.T) {
 // failure.
 func TestWaitForSyncDeadlineNamesLastError(t *testing.T) {
 	lw := &failingLW{err: apierrors.NewServiceUnavailable("restarting")}
-	inf := New[*corev1.ConfigMap](lw, WithName("configmaps"), fastRetries())
+	inf := mustNew[*corev1.ConfigMap](t, lw, WithName("configmaps"), fastRetries())
 	defer runInformer(t, inf)()
 	testkit.Eventually(t, 10*time.Second, "a failed list", func() bool { return inf.SyncError() != nil })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)

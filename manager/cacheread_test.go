@@ -207,7 +207,7 @@ func TestNamespacedManagerScopesEveryCache(t *testing.T) {
 	if _, err := configMaps.Get(context.Background(), "kube-system", "x"); err == nil || apierrors.IsNotFound(err) {
 		t.Fatalf("Get in a namespace the cache does not hold: %v, want an error that is not NotFound", err)
 	}
-	createConfigMaps(t, ns, 3)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 3)
 	start(t, m)
 	<-m.Elected() // closed once Start has started the caches
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

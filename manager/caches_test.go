@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,39 +19,7 @@ import (
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
-	"github.com/steadyctl/steady/reconcile"
 )
-
-// requests is a reconciler that records the keys it is asked for.
-type requests struct {
-	mu   sync.Mutex
-	keys []string
-}
-
-func (r *requests) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
-	r.mu.Lock()
-	r.keys = append(r.keys, req.String())
-	r.mu.Unlock()
-	return reconcile.Result{}, nil
-}
-
-func (r *requests) seen(key string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Contains(r.keys, key)
-}
-
-func (r *requests) inNamespace(ns string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []string
-	for _, k := range r.keys {
-		if strings.HasPrefix(k, ns+"/") {
-			out = append(out, k)
-		}
-	}
-	return out
-}
 
 var secretKind = schema.GroupKind{Kind: "Secret"}
 
@@ -63,7 +30,7 @@ func TestManagerNamespacesAndKindOverride(t *testing.T) {
 	ctx, cs := context.Background(), testkit.Clientset(t)
 	a, b, c := testkit.Namespace(t, "mgr-a-"), testkit.Namespace(t, "mgr-b-"), testkit.Namespace(t, "mgr-c-")
 	for _, ns := range []string{a, b, c} {
-		createConfigMaps(t, ns, 1)
+		testkit.CreateConfigMaps(t, cs, ns, 0, 1)
 	}
 	if _, err := cs.CoreV1().Secrets(c).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -79,7 +46,7 @@ func TestManagerNamespacesAndKindOverride(t *testing.T) {
 	if got, want := m.Namespaces(), slices.Sorted(slices.Values([]string{a, b})); !slices.Equal(got, want) {
 		t.Fatalf("Namespaces() = %q, want %q", got, want)
 	}
-	r := &requests{}
+	r := &testkit.Keys{}
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +59,7 @@ func TestManagerNamespacesAndKindOverride(t *testing.T) {
 	}
 	start(t, m)
 	testkit.Eventually(t, 30*time.Second, "the ConfigMaps of both namespaces reconciled", func() bool {
-		return r.seen(a+"/cm-0") && r.seen(b+"/cm-0")
+		return r.Has(a+"/cm-0") && r.Has(b+"/cm-0")
 	})
 	readCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -107,8 +74,8 @@ func TestManagerNamespacesAndKindOverride(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	testkit.Eventually(t, 30*time.Second, "the later ConfigMap reconciled", func() bool { return r.seen(a + "/late") })
-	if got := r.inNamespace(c); len(got) > 0 {
+	testkit.Eventually(t, 30*time.Second, "the later ConfigMap reconciled", func() bool { return r.Has(a + "/late") })
+	if got := r.InNamespace(c); len(got) > 0 {
 		t.Fatalf("reconciled %q outside the manager's namespaces", got)
 	}
 }
@@ -121,7 +88,7 @@ func TestUncachedKindNeedsOnlyGet(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "app"}, StringData: map[string]string{"password": "x"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createConfigMaps(t, ns, 1)
+	testkit.CreateConfigMaps(t, cs, ns, 0, 1)
 	getSecrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}
 	m, err := manager.New(serviceAccount(t, ns, readConfigMaps, getSecrets), manager.WithNamespace(ns),
 		manager.WithKind(secretKind, informer.KindOptions{Uncached: true}))

@@ -23,7 +23,7 @@ import (
 func eventsTest(t *testing.T, opts ...manager.Option) (m *manager.Manager, ns string, cms [2]*corev1.ConfigMap) {
 	t.Helper()
 	ns = testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 2)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 2)
 	m, err := manager.New(testkit.Env(t).Config, append([]manager.Option{manager.WithNamespace(ns)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

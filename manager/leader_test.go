@@ -21,13 +21,13 @@ func lease(ns, id string) manager.LeaderElection {
 		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
 }
 
-func candidate(t *testing.T, ns, id string) (*manager.Manager, *counter) {
+func candidate(t *testing.T, ns, id string) (*manager.Manager, *testkit.Keys) {
 	t.Helper()
 	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithLeaderElection(lease(ns, id)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &counter{}
+	r := &testkit.Keys{}
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +45,13 @@ func elected(m *manager.Manager) bool {
 
 func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 3)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 3)
 	a, ra := candidate(t, ns, "a")
 	b, rb := candidate(t, ns, "b")
 	stopA := start(t, a)
 	testkit.Eventually(t, 20*time.Second, "a elected", func() bool { return elected(a) })
 	stopB := start(t, b)
-	testkit.Eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.distinct() == 3 })
+	testkit.Eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.Distinct() == 3 })
 
 	// b has synced its caches but stands by. Standing by is an absence, and
 	// client-go's elector retries on the real clock (no clock to inject):
@@ -62,8 +62,8 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 		t.Fatalf("standby b: %v", err)
 	}
 	time.Sleep(time.Second)
-	if elected(b) || rb.n.Load() != 0 {
-		t.Fatalf("standby b: elected=%v, %d reconciles", elected(b), rb.n.Load())
+	if elected(b) || rb.Len() != 0 {
+		t.Fatalf("standby b: elected=%v, %d reconciles", elected(b), rb.Len())
 	}
 
 	// A graceful shutdown releases the lease: b takes over well within
@@ -74,7 +74,7 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	}
 	testkit.Eventually(t, 3*time.Second, "b elected within the lease duration", func() bool { return elected(b) })
 	t.Logf("handover took %v (lease duration 3s)", time.Since(begin))
-	testkit.Eventually(t, 20*time.Second, "b reconciles all", func() bool { return rb.distinct() == 3 })
+	testkit.Eventually(t, 20*time.Second, "b reconciles all", func() bool { return rb.Distinct() == 3 })
 	if err := stopB(); err != nil {
 		t.Fatalf("leader b: %v", err)
 	}
@@ -118,10 +118,10 @@ func TestLosingTheLeaseStopsControllers(t *testing.T) {
 	}
 	// Its controllers are stopped: new objects are not reconciled (an
 	// absence, so it is given real time to show).
-	before := ra.n.Load()
-	createConfigMaps(t, ns, 1)
+	before := ra.Len()
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 1)
 	time.Sleep(500 * time.Millisecond)
-	if n := ra.n.Load(); n != before {
+	if n := ra.Len(); n != before {
 		t.Fatalf("%d reconciles after the lease was lost", n-before)
 	}
 }

@@ -98,7 +98,7 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
 	}
-	fopts := append([]informer.Option{informer.WithLogger(o.log),
+	fopts := append([]informer.FactoryOption{informer.WithLogger(o.log),
 		informer.WithCacheSyncTimeout(o.cacheSyncTimeout), informer.WithKeepManagedFields(o.keepManagedFields)}, o.cache...)
 	f, err := informer.NewFactory(c, fopts...)
 	if err != nil {

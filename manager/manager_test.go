@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,44 +20,9 @@ import (
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
-	"github.com/steadyctl/steady/reconcile"
 )
 
 func TestMain(m *testing.M) { testkit.Main(m) }
-
-func createConfigMaps(t *testing.T, ns string, n int) {
-	t.Helper()
-	for i := range n {
-		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i)}}
-		if _, err := testkit.Clientset(t).CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// counter is a reconciler that counts the requests it sees.
-type counter struct {
-	mu   sync.Mutex
-	seen map[string]int
-	n    atomic.Int64
-}
-
-func (c *counter) Reconcile(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.seen == nil {
-		c.seen = map[string]int{}
-	}
-	c.seen[req.Name]++
-	c.n.Add(1)
-	return reconcile.Result{}, nil
-}
-
-func (c *counter) distinct() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.seen)
-}
 
 // run starts m: cancel begins its shutdown, and done receives Start's
 // result.
@@ -120,17 +84,17 @@ func getWithToken(t *testing.T, url, token string) (int, string) {
 
 func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 5)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 5)
 	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &counter{}
+	r := &testkit.Keys{}
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
 	stop := start(t, m)
-	testkit.Eventually(t, 30*time.Second, "5 configmaps reconciled", func() bool { return r.distinct() == 5 })
+	testkit.Eventually(t, 30*time.Second, "5 configmaps reconciled", func() bool { return r.Distinct() == 5 })
 
 	health := "http://" + m.HealthAddr()
 	testkit.Eventually(t, 10*time.Second, "/readyz ok", func() bool { code, _ := get(t, health+"/readyz"); return code == 200 })
@@ -181,7 +145,7 @@ func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 
 func TestSelectorsRestrictCaches(t *testing.T) {
 	env, cs, ns := testkit.Env(t), testkit.Clientset(t), testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 2)
+	testkit.CreateConfigMaps(t, cs, ns, 0, 2)
 	mine := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "mine", Labels: map[string]string{"app": "mine"}}}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), mine, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -196,12 +160,12 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &counter{}
+	r := &testkit.Keys{}
 	if err := builder.ControllerManagedBy(m).For(builder.Kind(&corev1.ConfigMap{})).Complete(r); err != nil {
 		t.Fatal(err)
 	}
 	start(t, m)
-	testkit.Eventually(t, 20*time.Second, "mine reconciled", func() bool { return r.distinct() == 1 })
+	testkit.Eventually(t, 20*time.Second, "mine reconciled", func() bool { return r.Distinct() == 1 })
 	for _, s := range m.Factory().Stats() {
 		if s.Objects != 1 {
 			t.Fatalf("informer %s caches %d objects, want only the selected one", s.Name, s.Objects)
@@ -216,9 +180,7 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 	} else if n := len(cached.ManagedFields); n != 0 {
 		t.Fatalf("mine is cached with %d managedFields entries; want none (WithKeepManagedFields is off)", n)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen["mine"] == 0 || len(r.seen) != 1 {
-		t.Fatalf("reconciled %v", r.seen)
+	if !r.Has(ns+"/mine") || r.Distinct() != 1 {
+		t.Fatalf("reconciled %v", r.Counts())
 	}
 }

@@ -22,7 +22,7 @@ type Option func(*options)
 
 type options struct {
 	scheme            *runtime.Scheme
-	cache             []informer.Option // what to cache, passed to the factory
+	cache             []informer.FactoryOption // what to cache, passed to the factory
 	keepManagedFields bool
 	log               logr.Logger
 	metricsAddr       string
@@ -79,7 +79,7 @@ func WithKind(gk schema.GroupKind, ko informer.KindOptions) Option {
 	return cacheOption(informer.WithKind(gk, ko))
 }
 
-func cacheOption(opt informer.Option) Option {
+func cacheOption(opt informer.FactoryOption) Option {
 	return func(o *options) { o.cache = append(o.cache, opt) }
 }
 

@@ -27,7 +27,7 @@ import (
 func TestShardInformerFollowsTheRing(t *testing.T) {
 	ns := testkit.Namespace(t, "shardinf")
 	cs := testkit.Clientset(t)
-	createConfigMaps(t, ns, 20)
+	testkit.CreateConfigMaps(t, cs, ns, 0, 20)
 	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns),
 		manager.WithLeaderElection(manager.LeaderElection{Name: "held-elsewhere", Namespace: ns, Identity: "me"}))
 	if err != nil {

@@ -56,7 +56,7 @@ func TestShutdownFinishesInFlightReconciles(t *testing.T) {
 func configMapManager(t *testing.T) (*manager.Manager, *client.Client[*corev1.ConfigMap]) {
 	t.Helper()
 	ns := testkit.Namespace(t, "mgr-")
-	createConfigMaps(t, ns, 1)
+	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 1)
 	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/steadyctl/steady/internal/http1"
+	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/testenv"
 )
 
@@ -606,15 +607,11 @@ func TestNewFindsTheTransportUnderWrappers(t *testing.T) {
 		t.Fatalf("the wrapper saw %d requests, want 2: the watch and the large PUT", n)
 	}
 
-	opaque := roundTripperFunc(func(r *http.Request) (*http.Response, error) { return nil, errors.New("unused") })
+	opaque := testkit.RoundTripFunc(func(r *http.Request) (*http.Response, error) { return nil, errors.New("unused") })
 	if _, ok := http1.New(opaque, http1.Options{}); ok {
 		t.Fatal("New accepted a round tripper that wraps no *http.Transport")
 	}
 }
-
-type roundTripperFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // proxied stands for client-go's wrapper over an *http.Transport whose
 // Proxy sends every request through a proxy: it answers in the proxy's

@@ -13,4 +13,11 @@
 //	env := testkit.Env(t) // skipped under go test -short
 //
 // so go test -short runs every other test without a control plane.
+//
+// It also holds the fixtures tests of several packages share, one concern
+// a file: objects to create (Deployment, CreateConfigMaps), a recorder of
+// reconciled or handled keys (Keys), a runner of managers, controllers
+// and informers for the length of a test (Run), custom resources (Gadget,
+// CRD, InstallCRD, Scheme) and RoundTripFunc for wrapping transports. Only
+// tests import it.
 package testkit

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
 // Gadget is a custom resource's Go type as kubebuilder generates it: JSON
@@ -52,36 +51,16 @@ func (l *GadgetList) DeepCopyObject() runtime.Object {
 	return &out
 }
 
-// GadgetCRD is the definition of Gadgets in group, version v1: namespaced,
-// any fields, a status subresource. Install it with
-// testenv.Environment.InstallCRDs.
+// GadgetCRD is the definition of Gadgets in group, version v1, as CRD
+// makes it: namespaced, any fields, a status subresource. Install it with
+// InstallCRD or testenv.Environment.InstallCRDs.
 func GadgetCRD(group string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-		"metadata": map[string]any{"name": "gadgets." + group},
-		"spec": map[string]any{
-			"group": group, "scope": "Namespaced",
-			"names": map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
-			"versions": []any{map[string]any{
-				"name": "v1", "served": true, "storage": true,
-				"subresources": map[string]any{"status": map[string]any{}},
-				"schema": map[string]any{"openAPIV3Schema": map[string]any{
-					"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
-			}},
-		},
-	}}
+	return CRD(schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Gadget"})
 }
 
 // GadgetScheme returns a scheme of client-go's built-in kinds and Gadget
 // and GadgetList in gv, as an operator's main.go fills one.
 func GadgetScheme(t testing.TB, gv schema.GroupVersion) *runtime.Scheme {
 	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	s.AddKnownTypeWithName(gv.WithKind("Gadget"), &Gadget{})
-	s.AddKnownTypeWithName(gv.WithKind("GadgetList"), &GadgetList{})
-	metav1.AddToGroupVersion(s, gv)
-	return s
+	return Scheme(t, gv, &Gadget{}, &GadgetList{})
 }

@@ -157,7 +157,7 @@ func newReconciler[T object.Object](f *informer.Factory, namespace string, l *e2
 // options, and whether the child runs on steady's manager.
 type settings struct {
 	copts   []controller.Option
-	fopts   []informer.Option
+	fopts   []informer.FactoryOption
 	managed bool
 }
 
