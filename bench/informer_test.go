@@ -215,7 +215,7 @@ func BenchmarkInformerCacheBytes(b *testing.B) {
 
 // BenchmarkInformerHeap reports the heap an informer keeps per cached
 // object after its initial list of 10,000 realistic ConfigMaps (labels,
-// annotations, an owner, 256 bytes of data; see compact_test.go), decoded
+// annotations, an owner, 256 bytes of data; see informer/cache_compact_test.go), decoded
 // from protobuf as a client decodes them: the objects themselves included.
 func BenchmarkInformerHeap(b *testing.B) {
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}}

@@ -223,4 +223,15 @@
 // not delivered: nothing changed. Periodic resync is per handler
 // (ResyncPeriod) and delivers the cached objects as updates with old ==
 // new, without going through the FIFO.
+//
+// # Where the code is
+//
+// The file names say which part a file belongs to: cache*.go is the Cache
+// (cache_compact.go and cache_codec.go its compact form, cache_indexer.go
+// the client-go Indexer view); informer*.go is one Informer (its sources,
+// the batches it applies, its sync, progress, shard and the writes it
+// shows); handler*.go is how events reach a handler (a listener per
+// handler, registrations); factory*.go is the Factory (per-kind options,
+// namespaces, typed and wire decoding, releasing); options.go holds the
+// options of both constructors.
 package informer

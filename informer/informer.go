@@ -23,7 +23,7 @@ type Informer[T object.Object] struct {
 	namespaces []string // the namespaces a factory informer lists in; nil for all
 	log        logr.Logger
 	cache      *Cache[T]
-	sources    []*source[T] // one list and watch each; see sources.go
+	sources    []*source[T] // one list and watch each; see informer_sources.go
 	// sourceIndex finds the source of a namespace when there are several.
 	sourceIndex map[string]int
 	ropts       []reflector.Option

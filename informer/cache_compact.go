@@ -29,7 +29,7 @@ import (
 // event needs the previous state; both find it there most of the time,
 // and then cost a DeepCopy instead of a decode (which is 1.6 times a
 // DeepCopy for a ConfigMap, under twice for a custom resource in the
-// fields form, 10 to 20 times in JSON). codec.go tells which form each kind gets and why.
+// fields form, 10 to 20 times in JSON). cache_codec.go tells which form each kind gets and why.
 
 // recentSize is how many recently stored objects a compact cache keeps
 // decoded: a few hundred kilobytes for typical objects.
