@@ -58,7 +58,9 @@ var cacheFields = map[string]bool{"metadata.name": true, "metadata.namespace": t
 
 // MatchingIndex lists only objects the informer's index name maps to value
 // (see informer.Informer.AddIndex): the cached counterpart of a field
-// selector.
+// selector. It combines with the other options: with InNamespace(ns) List
+// returns only the indexed objects of namespace ns, whatever namespaces
+// the index itself spans, and with Matching only those sel also selects.
 func MatchingIndex(name, value string) ListOption {
 	return func(o *listOptions) { o.index, o.value = name, value }
 }

@@ -28,7 +28,9 @@
 // is stopped and waited for and the namespace is deleted. Under go test
 // -short, tests that call New are skipped. Client gives the test a steady
 // client of any kind, Env.Clientset a client-go one, and testenv.Eventually
-// polls a condition every few milliseconds until it holds.
+// polls a condition every few milliseconds until it holds
+// (testenv.Consistently checks that it keeps holding). The manager's log
+// goes to t.Log; WithLogVerbosity shows its V(n) lines.
 //
 // # Cost
 //

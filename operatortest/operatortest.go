@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,9 +49,9 @@ const stopTimeout = time.Minute
 //     installed on it once;
 //   - a fresh namespace, named after the test, is created;
 //   - a manager is made with manager.WithNamespace(namespace), a logger
-//     that writes to t.Log, and the options of WithManagerOptions after
-//     those; it serves no HTTP endpoints and runs no leader election unless
-//     those options say so;
+//     that writes to t.Log (at the verbosity of WithLogVerbosity), and the
+//     options of WithManagerOptions after those; it serves no HTTP
+//     endpoints and runs no leader election unless those options say so;
 //   - setup is called with it (nil setup: a manager without controllers),
 //     and the manager is started.
 //
@@ -107,7 +108,10 @@ const crdTimeout = time.Minute
 func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	t := e.t
 	t.Helper()
-	log := newTestLog(t)
+	if err := o.check(); err != nil {
+		t.Fatalf("operatortest: %v", err)
+	}
+	log := newTestLog(t, o.logVerbosity)
 	t.Cleanup(log.close) // after the manager has stopped: cleanups run last-in first-out
 	mopts := append([]manager.Option{manager.WithNamespace(e.Namespace), manager.WithLogger(log.logger())}, o.managerOpts...)
 	mgr, err := manager.New(e.Config, mopts...)
@@ -204,9 +208,10 @@ func namespacePrefix(test string) string {
 type Option func(*options)
 
 type options struct {
-	managerOpts []manager.Option
-	crds        []*unstructured.Unstructured
-	crdFiles    []string
+	managerOpts  []manager.Option
+	crds         []*unstructured.Unstructured
+	crdFiles     []string
+	logVerbosity int
 }
 
 func newOptions(opts []Option) *options {
@@ -217,12 +222,31 @@ func newOptions(opts []Option) *options {
 	return o
 }
 
+// check reports an option whose value makes no sense.
+func (o *options) check() error {
+	if o.logVerbosity < 0 {
+		return fmt.Errorf("WithLogVerbosity(%d): the verbosity must be 0 or more", o.logVerbosity)
+	}
+	return nil
+}
+
 // WithManagerOptions passes options to manager.New after New's own
 // (manager.WithNamespace of the test's namespace and a logger that writes
 // to t.Log), so they can override those: manager.WithScheme for custom
 // resources, manager.WithLogger(logr.Discard()) for quiet benchmarks.
 func WithManagerOptions(opts ...manager.Option) Option {
 	return func(o *options) { o.managerOpts = append(o.managerOpts, opts...) }
+}
+
+// WithLogVerbosity sets the verbosity of the manager's test log: a line
+// logged at V(n) is written to t.Log if n <= v and dropped otherwise;
+// errors are always written. The default, 0, writes the lines logged
+// without V; WithLogVerbosity(1) or more shows the controllers' detail when
+// debugging a test. A negative v fails the test. A logger passed with
+// WithManagerOptions(manager.WithLogger(...)) replaces the test log, and
+// this option with it.
+func WithLogVerbosity(v int) Option {
+	return func(o *options) { o.logVerbosity = v }
 }
 
 // WithCRDs installs CustomResourceDefinitions on the control plane before

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// Condition is what Eventually polls: a func() bool, or a func() error that
-// returns nil once the condition holds and otherwise says why not.
+// Condition is what Eventually and Consistently poll: a func() bool, or a
+// func() error that returns nil while the condition holds and otherwise
+// says why not.
 type Condition interface {
 	func() bool | func() error
 }
@@ -30,18 +31,7 @@ const (
 // from the test's goroutine.
 func Eventually[C Condition](t testing.TB, timeout time.Duration, what string, cond C) {
 	t.Helper()
-	var check func() error
-	switch c := any(cond).(type) {
-	case func() bool:
-		check = func() error {
-			if c() {
-				return nil
-			}
-			return errNotYet
-		}
-	case func() error:
-		check = c
-	}
+	check := checkOf(cond)
 	deadline := time.Now().Add(timeout)
 	interval := firstInterval
 	for {
@@ -58,6 +48,62 @@ func Eventually[C Condition](t testing.TB, timeout time.Duration, what string, c
 		time.Sleep(interval)
 		interval = min(2*interval, maxInterval)
 	}
+}
+
+// Consistently checks cond at once and then every few milliseconds (the
+// interval Eventually backs off to) for duration, a last time once duration
+// has passed, and returns then. At the first check that does not hold it
+// fails the test with "<what> stopped holding after <elapsed> of
+// <duration>" and, for a func() error, cond's error. It is for what must not
+// happen — a second child, an update of an object already up to date —
+// once the test has seen, with Eventually, that the controller has done
+// its work; a duration of zero or less checks cond once. Like t.Fatal, call
+// it from the test's goroutine:
+//
+//	testenv.Eventually(t, 10*time.Second, "the child", childExists)
+//	testenv.Consistently(t, 200*time.Millisecond, "no second child is created", func() error {
+//		n, err := countChildren()
+//		if err == nil && n != 1 {
+//			err = fmt.Errorf("%d children", n)
+//		}
+//		return err
+//	})
+func Consistently[C Condition](t testing.TB, duration time.Duration, what string, cond C) {
+	t.Helper()
+	check := checkOf(cond)
+	start := time.Now()
+	deadline := start.Add(duration)
+	for {
+		if err := check(); err != nil {
+			elapsed := time.Since(start).Round(time.Millisecond)
+			if err == errNotYet {
+				t.Fatalf("%s stopped holding after %v of %v", what, elapsed, duration)
+			}
+			t.Fatalf("%s stopped holding after %v of %v: %v", what, elapsed, duration, err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(left, maxInterval))
+	}
+}
+
+// checkOf turns a Condition into a func() error; a func() bool's false is
+// errNotYet.
+func checkOf[C Condition](cond C) func() error {
+	switch c := any(cond).(type) {
+	case func() bool:
+		return func() error {
+			if c() {
+				return nil
+			}
+			return errNotYet
+		}
+	case func() error:
+		return c
+	}
+	panic("unreachable: Condition is func() bool or func() error")
 }
 
 // errNotYet is a func() bool condition's false.

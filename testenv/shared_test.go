@@ -78,6 +78,47 @@ func TestEventuallyTimesOutWithTheLastError(t *testing.T) {
 	}
 }
 
+func TestConsistentlyReturnsAfterTheDurationWhenEveryCheckHolds(t *testing.T) {
+	calls := 0
+	start := time.Now()
+	f := call(func(t testing.TB) {
+		Consistently(t, 50*time.Millisecond, "nothing changes", func() bool { calls++; return true })
+	})
+	if elapsed := time.Since(start); f.fatal != "" || elapsed < 50*time.Millisecond || calls < 2 {
+		t.Fatalf("after %v and %d calls: fatal %q; want a return after 50ms and several calls", elapsed, calls, f.fatal)
+	}
+	calls = 0
+	f = call(func(t testing.TB) {
+		Consistently(t, 0, "nothing changes", func() error { calls++; return nil })
+	})
+	if f.fatal != "" || calls != 1 {
+		t.Fatalf("after %d calls: fatal %q; want a return after one call", calls, f.fatal)
+	}
+}
+
+func TestConsistentlyFailsAtTheFirstCheckThatDoesNotHold(t *testing.T) {
+	calls := 0
+	f := call(func(t testing.TB) {
+		Consistently(t, 10*time.Second, "no second child is created", func() error {
+			if calls++; calls == 3 {
+				return errors.New("2 children")
+			}
+			return nil
+		})
+	})
+	if calls != 3 || !strings.HasPrefix(f.fatal, "no second child is created stopped holding after ") ||
+		!strings.HasSuffix(f.fatal, " of 10s: 2 children") {
+		t.Fatalf("after %d calls: fatal %q; want a failure with the error on the third call", calls, f.fatal)
+	}
+	calls = 0
+	f = call(func(t testing.TB) {
+		Consistently(t, 10*time.Second, "the answer", func() bool { calls++; return false })
+	})
+	if calls != 1 || !strings.HasPrefix(f.fatal, "the answer stopped holding after ") || !strings.HasSuffix(f.fatal, " of 10s") {
+		t.Fatalf("after %d calls: fatal %q; want a failure, without an error, on the first call", calls, f.fatal)
+	}
+}
+
 // A control plane that cannot start fails every test that asks for it, with
 // the reason, and is tried only once.
 func TestControlPlaneStartFailureFailsEveryAsker(t *testing.T) {

@@ -69,3 +69,11 @@ func Eventually[C Condition](t testing.TB, timeout time.Duration, what string, c
 	t.Helper()
 	testenv.Eventually(t, timeout, what, cond)
 }
+
+// Consistently is testenv.Consistently: it checks cond for duration and
+// fails the test with what, and a func() error's error, at the first check
+// that does not hold.
+func Consistently[C Condition](t testing.TB, duration time.Duration, what string, cond C) {
+	t.Helper()
+	testenv.Consistently(t, duration, what, cond)
+}
