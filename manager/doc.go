@@ -9,7 +9,9 @@
 // has synced) and Prometheus metrics on /metrics (over HTTPS, to callers
 // the API server authenticates and authorizes), and runs the controllers
 // — only on the elected leader with WithLeaderElection, so that
-// two replicas never both act. It returns when its context is cancelled
+// two replicas never both act (its Lease lives in the pod's own namespace
+// unless named, where kubebuilder's RBAC layout grants it; outside a pod
+// the namespace must be named). It returns when its context is cancelled
 // (SignalContext cancels it on SIGTERM or SIGINT), after in-flight
 // reconciles have finished:
 //

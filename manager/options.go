@@ -171,8 +171,11 @@ func WithThrottle(t cluster.Throttle) Option {
 // LeaderElection configures the coordination.k8s.io Lease that elects the
 // replica that runs controllers, through client-go's leaderelection.
 type LeaderElection struct {
-	// Name and Namespace name the Lease. Name is required; Namespace
-	// defaults to "default".
+	// Name and Namespace name the Lease. Name is required. Namespace
+	// defaults to the pod's own ($POD_NAMESPACE, else its service
+	// account's namespace), where an operator's RBAC grants the Lease, as
+	// controller-runtime's does; outside a pod it must be given, and New
+	// fails without it.
 	Name, Namespace string
 	// Identity names this replica in the Lease; default hostname and a
 	// random suffix.
@@ -219,7 +222,14 @@ func newOptions(opts []Option) (*options, error) {
 			return nil, errors.New("manager: WithLeaderElection: LeaderElection.Name (the Lease's name) is required")
 		}
 		if le.Namespace == "" {
-			le.Namespace = "default"
+			ns, err := podNamespace()
+			switch {
+			case err != nil:
+				return nil, fmt.Errorf("manager: WithLeaderElection: LeaderElection.Namespace is empty: %w", err)
+			case ns == "":
+				return nil, fmt.Errorf("manager: WithLeaderElection: LeaderElection.Namespace is empty, and this process is not in a pod (no $POD_NAMESPACE, no %s): name the Lease's namespace", serviceAccountNamespace)
+			}
+			le.Namespace = ns
 		}
 		if le.LeaseDuration == 0 {
 			le.LeaseDuration = 15 * time.Second
