@@ -11,7 +11,8 @@
 // — only on the elected leader with WithLeaderElection, so that
 // two replicas never both act (its Lease lives in the pod's own namespace
 // unless named, where kubebuilder's RBAC layout grants it; outside a pod
-// the namespace must be named). It returns when its context is cancelled
+// the namespace must be named; a Lease the API server forbids fails Start,
+// naming the rule to grant). It returns when its context is cancelled
 // (SignalContext cancels it on SIGTERM or SIGINT), after in-flight
 // reconciles have finished:
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 )
@@ -46,7 +47,7 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 	lock.LeaseMeta.Name, lock.LeaseMeta.Namespace = le.Name, le.Namespace
 	log := m.log.WithValues("lease", le.Namespace+"/"+le.Name, "identity", id)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock:            lock,
+		Lock:            checkedLock{Interface: lock, namespace: le.Namespace, name: le.Name, refused: fail},
 		LeaseDuration:   le.LeaseDuration,
 		RenewDeadline:   le.RenewDeadline,
 		RetryPeriod:     le.RetryPeriod,
@@ -85,4 +86,42 @@ func (m *Manager) elect(base, runCtx context.Context, fail func(error)) (*electi
 		elector.Run(ctx)
 	}()
 	return e, nil
+}
+
+// checkedLock is the Lease lock of an election that fails the manager when
+// the API server forbids a call on the Lease: client-go's elector retries
+// every error forever, so a replica without the RBAC for its Lease would
+// stand by for good, healthy and ready, with its controllers never
+// started.
+type checkedLock struct {
+	resourcelock.Interface
+	namespace, name string // the Lease's
+	refused         func(error)
+}
+
+func (l checkedLock) Get(ctx context.Context) (*resourcelock.LeaderElectionRecord, []byte, error) {
+	r, raw, err := l.Interface.Get(ctx)
+	l.check("get", err)
+	return r, raw, err
+}
+
+func (l checkedLock) Create(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	err := l.Interface.Create(ctx, ler)
+	l.check("create", err)
+	return err
+}
+
+func (l checkedLock) Update(ctx context.Context, ler resourcelock.LeaderElectionRecord) error {
+	err := l.Interface.Update(ctx, ler)
+	l.check("update", err)
+	return err
+}
+
+// check fails the manager if err is the API server's refusal of verb.
+func (l checkedLock) check(verb string, err error) {
+	if !apierrors.IsForbidden(err) {
+		return
+	}
+	l.refused(fmt.Errorf("manager: leader election: the API server refuses to %s the Lease %s/%s: grant the operator's service account get, create and update on leases (apiGroups: coordination.k8s.io) in namespace %s: %w",
+		verb, l.namespace, l.name, l.namespace, err))
 }

@@ -3,6 +3,7 @@ package manager_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,29 @@ func TestLosingTheLeaseStopsControllers(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if n := ra.Len(); n != before {
 		t.Fatalf("%d reconciles after the lease was lost", n-before)
+	}
+}
+
+// A replica whose RBAC does not grant its Lease fails Start with an error
+// that names the Lease, the refused verb and the rule to grant, instead of
+// standing by for good while /healthz and /readyz say it is fine.
+func TestForbiddenLeaseFailsStart(t *testing.T) {
+	ns := testkit.Namespace(t, "mgr-")
+	m, err := manager.New(serviceAccount(t, ns, readConfigMaps), manager.WithNamespace(ns),
+		manager.WithLeaderElection(lease(ns, "forbidden")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = m.Start(ctx)
+	switch {
+	case err == nil || ctx.Err() != nil:
+		t.Fatalf("Start returned %v after %v; want the Lease's refusal at once", err, ctx.Err())
+	case !strings.Contains(err.Error(), "refuses to get the Lease "+ns+"/lock") || !strings.Contains(err.Error(), "coordination.k8s.io"):
+		t.Fatalf("Start: %v; want the refused verb, the Lease and the rule to grant", err)
+	}
+	if elected(m) {
+		t.Fatal("elected without a Lease")
 	}
 }
