@@ -91,7 +91,9 @@ func cacheOption(opt informer.FactoryOption) Option {
 func WithKeepManagedFields(keep bool) Option { return func(o *options) { o.keepManagedFields = keep } }
 
 // WithLogger sets the logger of the manager, its caches and its
-// controllers (default: discard).
+// controllers. The default writes info lines at V(0) and every error to
+// standard error, so that reconcile errors are seen even where no logger
+// was set up; logr.Discard() turns logging off.
 func WithLogger(log logr.Logger) Option { return func(o *options) { o.log = log } }
 
 // WithMetricsAddr serves /metrics at addr, e.g. ":8443" or "127.0.0.1:0"
@@ -188,7 +190,7 @@ type LeaderElection struct {
 }
 
 func newOptions(opts []Option) (*options, error) {
-	o := &options{scheme: scheme.Scheme, log: logr.Discard(),
+	o := &options{scheme: scheme.Scheme, log: defaultLogger(),
 		cacheSyncTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		eventBurst: 25, eventEvery: 5 * time.Minute}
 	for _, opt := range opts {
