@@ -89,13 +89,7 @@ func typedGadgetClient(t *testing.T, env *testenv.Environment, ns string, drop b
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	startFactory(t, f, ctx, cancel)
-	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
-	defer done()
-	if err := f.WaitForCacheSync(syncCtx); err != nil {
-		t.Fatal(err)
-	}
+	startSynced(t, f)
 	rc, err := c.RESTClientFor(gadgetGV)
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,6 @@ func TestMain(m *testing.M) { testkit.Main(m) }
 // synced, running until the test ends.
 func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	t.Helper()
-	ctx := context.Background()
 	ns := testkit.Namespace(t, "client-")
 	c, f := newClient[*corev1.ConfigMap](t, ns)
 	if err := c.Informer().AddIndex("by-color", func(cm *corev1.ConfigMap) ([]string, error) {
@@ -40,13 +39,7 @@ func setup(t *testing.T) (*client.Client[*corev1.ConfigMap], string) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	startFactory(t, f, runCtx, cancel)
-	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
-	defer done()
-	if err := f.WaitForCacheSync(syncCtx); err != nil {
-		t.Fatal(err)
-	}
+	startSynced(t, f)
 	return c, ns
 }
 
@@ -330,6 +323,19 @@ func mustCluster(t *testing.T) *cluster.Cluster {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// startSynced runs f until the test ends and waits for its caches' first
+// lists.
+func startSynced(t *testing.T, f *informer.Factory) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	startFactory(t, f, ctx, cancel)
+	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
+	defer done()
+	if err := f.WaitForCacheSync(syncCtx); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startFactory runs f until the test ends, then cancels ctx and waits for

@@ -47,13 +47,7 @@ func laggingClient[T object.Object](t *testing.T, prefix string, lag time.Durati
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	startFactory(t, f, ctx, cancel)
-	syncCtx, done := context.WithTimeout(ctx, 30*time.Second)
-	defer done()
-	if err := f.WaitForCacheSync(syncCtx); err != nil {
-		t.Fatal(err)
-	}
+	startSynced(t, f)
 	return c, ns, wl
 }
 
