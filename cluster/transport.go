@@ -15,7 +15,7 @@ import (
 // WithHTTP2 sets whether the cluster's connections to the API server may
 // speak HTTP/2 (default false: HTTP/1.1). See the package documentation,
 // "Connections", for why steady defaults to HTTP/1.1 and what it costs.
-// manager.WithHTTP2 passes it on.
+// manager.WithAPIServerHTTP2 passes it on.
 func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
 
 // Dead connections: what the keepalive dialer of an HTTP/1.1 cluster

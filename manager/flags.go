@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"path/filepath"
+
+	"github.com/steadyctl/steady/webhook"
 )
 
 // Flags are the command-line flags of a kubebuilder scaffold's main.go,
@@ -18,9 +20,15 @@ import (
 //	--metrics-cert-path          with it, WithServingCertificate of the two files below in that directory
 //	--metrics-cert-name          the certificate's file name; default "tls.crt"
 //	--metrics-cert-key           the key's file name; default "tls.key"
+//	--webhook-cert-path          with it, WithWebhookServer(webhook.WithCertDir(path)); default webhook.DefaultCertDir
+//	--webhook-cert-name          the certificate's file name; default "tls.crt"
+//	--webhook-cert-key           the key's file name; default "tls.key"
+//	--enable-http2               WithWebhookServer(webhook.WithHTTP2(true)); default false
 //
-// The Lease's namespace is the pod's (see LeaderElection). --enable-http2
-// and the webhook flags come with webhooks.
+// The Lease's namespace is the pod's (see LeaderElection). As in
+// kubebuilder, --enable-http2 concerns the servers the operator runs: the
+// webhook server (the metrics server speaks HTTP/1.1 only); connections
+// to the API server are WithAPIServerHTTP2's.
 type Flags struct {
 	MetricsAddr, HealthAddr string
 	LeaderElect             bool
@@ -32,6 +40,11 @@ type Flags struct {
 	// MetricsCertPath is the directory of the serving certificate,
 	// MetricsCertName and MetricsCertKey its files' names in it.
 	MetricsCertPath, MetricsCertName, MetricsCertKey string
+	// WebhookCertPath is the directory of the webhook server's
+	// certificate, WebhookCertName and WebhookCertKey its files' names.
+	WebhookCertPath, WebhookCertName, WebhookCertKey string
+	// EnableHTTP2 lets the webhook server speak HTTP/2.
+	EnableHTTP2 bool
 }
 
 // RegisterFlags registers kubebuilder's main.go flags (see Flags) on fs,
@@ -56,6 +69,14 @@ func RegisterFlags(fs *flag.FlagSet, leaseName string) *Flags {
 		"The file name of the metrics server's certificate in --metrics-cert-path.")
 	fs.StringVar(&f.MetricsCertKey, "metrics-cert-key", "tls.key",
 		"The file name of the metrics server's key in --metrics-cert-path.")
+	fs.StringVar(&f.WebhookCertPath, "webhook-cert-path", "",
+		"The directory of the webhook server's certificate; default "+webhook.DefaultCertDir+".")
+	fs.StringVar(&f.WebhookCertName, "webhook-cert-name", "tls.crt",
+		"The file name of the webhook server's certificate in --webhook-cert-path.")
+	fs.StringVar(&f.WebhookCertKey, "webhook-cert-key", "tls.key",
+		"The file name of the webhook server's key in --webhook-cert-path.")
+	fs.BoolVar(&f.EnableHTTP2, "enable-http2", false,
+		"Let the webhook server speak HTTP/2; off because of HTTP/2's stream-reset attacks.")
 	return f
 }
 
@@ -91,6 +112,19 @@ func (f *Flags) Options() ([]Option, error) {
 		opts = append(opts, WithServingCertificate(
 			filepath.Join(f.MetricsCertPath, f.MetricsCertName),
 			filepath.Join(f.MetricsCertPath, f.MetricsCertKey)))
+	}
+	var wh []webhook.Option
+	if f.WebhookCertPath != "" {
+		wh = append(wh, webhook.WithCertDir(f.WebhookCertPath))
+	}
+	if f.WebhookCertName != "tls.crt" || f.WebhookCertKey != "tls.key" {
+		wh = append(wh, webhook.WithCertNames(f.WebhookCertName, f.WebhookCertKey))
+	}
+	if f.EnableHTTP2 {
+		wh = append(wh, webhook.WithHTTP2(true))
+	}
+	if len(wh) > 0 {
+		opts = append(opts, WithWebhookServer(wh...))
 	}
 	return opts, nil
 }

@@ -1,11 +1,14 @@
 package manager
 
 import (
+	"context"
 	"flag"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/steadyctl/steady/webhook"
 )
 
 // parseFlags parses args with a fresh FlagSet and returns the options
@@ -103,5 +106,29 @@ func TestRegisterFlagsCommandLine(t *testing.T) {
 	flag.CommandLine = flag.NewFlagSet("test", flag.ContinueOnError)
 	if RegisterFlags(nil, "lease"); flag.Lookup("metrics-bind-address") == nil {
 		t.Error("RegisterFlags(nil, ...) did not register on flag.CommandLine")
+	}
+}
+
+// kubebuilder's webhook flags reach the webhook server: a missing
+// certificate fails its start naming the directory and file they gave.
+func TestFlagsWebhook(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parseFlags(t, "--webhook-cert-path="+dir, "--webhook-cert-name=cert.pem", "--webhook-cert-key=key.pem", "--enable-http2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.webhook) != 3 {
+		t.Fatalf("%d webhook server options, want 3 (directory, names, HTTP/2)", len(o.webhook))
+	}
+	s, err := webhook.NewServer(append(o.webhook, webhook.WithAddr("127.0.0.1:0"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "cert.pem")) {
+		t.Errorf("Start without the flags' files: %v, want an error naming %s", err, filepath.Join(dir, "cert.pem"))
+	}
+	if o, _ := parseFlags(t); len(o.webhook) != 0 {
+		t.Errorf("default flags give %d webhook server options, want none", len(o.webhook))
 	}
 }

@@ -63,6 +63,7 @@ type Manager struct {
 	addrs    [slots]string // where the endpoints listen once started
 	events   eventPipes
 
+	webhooks   webhooks
 	protection protection // of the metrics and pprof endpoints
 	typed      clientset  // client-go's, for leader election, events and secure serving
 }
@@ -124,6 +125,9 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 		return nil, fmt.Errorf("manager: registering shard metrics: %w", err)
 	}
 	m.health.addReady("informers", m.cachesSynced)
+	if err := m.newWebhooks(); err != nil {
+		return nil, fmt.Errorf("manager: %w", err)
+	}
 	return m, nil
 }
 

@@ -9,9 +9,12 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/certs"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/webhook"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -34,12 +37,15 @@ type options struct {
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
 	cbor              *bool // WithCBOR; nil for the cluster's default
-	http2             bool  // WithHTTP2
+	http2             bool  // WithAPIServerHTTP2
 	eventBurst        int
 	eventEvery        time.Duration
 	certFile, keyFile string // WithServingCertificate
 	clientCAFile      string
 	insecureServing   bool
+	webhook           []webhook.Option // WithWebhookServer
+	certSecret        *types.NamespacedName
+	certs             []certs.Option // WithWebhookCertificates
 }
 
 // WithScheme sets the scheme that maps Go types to kinds (default
@@ -153,10 +159,12 @@ func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.s
 // types).
 func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer } }
 
-// WithHTTP2(true) lets the manager's connections to the API server speak
-// HTTP/2; by default they speak HTTP/1.1 (cluster.WithHTTP2, whose package
-// documentation says why).
-func WithHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
+// WithAPIServerHTTP2(true) lets the manager's connections to the API
+// server speak HTTP/2; by default they speak HTTP/1.1 (cluster.WithHTTP2,
+// whose package documentation says why). The name says which side it
+// concerns because the manager also runs servers: the webhook server's
+// HTTP/2 is webhook.WithHTTP2, kubebuilder's --enable-http2.
+func WithAPIServerHTTP2(on bool) Option { return func(o *options) { o.http2 = on } }
 
 // WithThrottle sets the client-side throttling of every request the
 // manager, its caches and its clients make (see cluster.Throttle),

@@ -19,6 +19,7 @@ func (m *Manager) Start(ctx context.Context) error {
 		return errors.New("manager: started twice")
 	}
 	m.started = true
+	m.always = append(m.always, m.webhookRunnables()...)
 	m.mu.Unlock()
 	defer m.stopEvents() // last: the final reconciles' events still go out
 
