@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/certs"
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/webhook"
 	"k8s.io/apimachinery/pkg/runtime"

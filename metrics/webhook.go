@@ -46,4 +46,3 @@ func (w *Webhook) End(webhook string, code int, took time.Duration) {
 	w.total.WithLabelValues(webhook, strconv.Itoa(code)).Inc()
 	w.latency.WithLabelValues(webhook).Observe(took.Seconds())
 }
-
