@@ -18,8 +18,8 @@ import (
 	"github.com/steadyctl/steady/manager"
 )
 
-// Two replicas serve the Widget webhooks with certificates that live 15 s
-// (certs.MinValidity is 10 s), so the CA rotates every 10 s; admission
+// Two replicas serve the Widget webhooks with certificates that live 20 s
+// (certs.MinValidity is 10 s), so the CA rotates every 13 s; admission
 // calls to both and conversions through the first go on, about ten a
 // second, until the CA has rotated three times. None may fail. A third
 // replica started midway serves the same certificate as the others.
@@ -27,7 +27,7 @@ func TestWebhookCertificatesRotateWithoutAFailedCall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a control plane")
 	}
-	const validity = 15 * time.Second
+	const validity = 20 * time.Second
 	w := startWidgets(t, validity, 2)
 	t.Logf("two replicas ready %v after Start, from nothing", w.ready)
 	ctx := context.Background()
