@@ -2,8 +2,6 @@ package workqueue
 
 import (
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -29,7 +27,7 @@ func NewDelaying[T comparable](opts ...Option) *DelayingQueue[T] {
 
 func (q *DelayingQueue[T]) init(o *options) {
 	q.Queue.init(o)
-	q.wg.Go(q.runTimer)
+	q.wg.Go(func() { q.runTimer(q.promoteDue) })
 }
 
 // AddAfter adds item once delay has passed. If item already has an
@@ -49,7 +47,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed.Load() {
-		q.dropAfterShutdown(item)
+		dropAfterShutdown(&q.queueCore, item)
 		return
 	}
 	if q.metrics != nil {
@@ -80,11 +78,7 @@ func (q *DelayingQueue[T]) AddAfter(item T, delay time.Duration) {
 	slot, earliest := q.waiting.add(hashedItem[T]{item, h}, at)
 	st.slot = slot
 	if earliest {
-		// The timer must be moved up.
-		select {
-		case q.wake <- struct{}{}:
-		default:
-		}
+		q.kickTimer()
 	}
 }
 
@@ -117,47 +111,41 @@ func (q *Queue[T]) dropWaiting() {
 	})
 }
 
-// runTimer sleeps until the earliest deadline, or until AddAfter brings
-// in an earlier one, and makes due items ready.
-func (q *DelayingQueue[T]) runTimer() {
-	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
-}
-
-// runDelayTimer is the loop of a queue's timer goroutine, with one
-// reusable timer. Until the queue is closed, it calls promoteDue with mu
-// held, which makes the items due at now ready and says how long until
-// the next deadline (ok false if nothing waits), and sleeps until then,
-// a wake (an earlier deadline came in) or stop.
-func runDelayTimer(c clock.WithTicker, now func() time.Duration, mu *sync.Mutex, closed *atomic.Bool,
-	stop, wake <-chan struct{}, promoteDue func(now time.Duration) (next time.Duration, ok bool)) {
+// runTimer is the loop of a queue's timer goroutine, with one reusable
+// timer: it sleeps until the earliest deadline, or until an add brings
+// in an earlier one (kickTimer), and makes due items ready. Until the
+// queue is closed, it calls promoteDue with the lock held, which makes
+// the items due at now ready and says how long until the next deadline
+// (ok false if nothing waits), and sleeps until then, a wake or stop.
+func (c *queueCore) runTimer(promoteDue func(now time.Duration) (next time.Duration, ok bool)) {
 	var t delayTimer
 	defer t.disarm()
 	for {
-		mu.Lock()
-		if closed.Load() {
-			mu.Unlock()
+		c.mu.Lock()
+		if c.closed.Load() {
+			c.mu.Unlock()
 			return
 		}
-		at := now()
+		at := c.now()
 		next, ok := promoteDue(at)
-		mu.Unlock()
+		c.mu.Unlock()
 
 		if !ok {
 			t.disarm()
 		} else {
-			t.arm(c, next)
+			t.arm(c.clock, next)
 			// A timer fires its duration after the clock reading it is
 			// armed at, which may be later than now: then it fires late,
 			// and a fake clock that was stepped exactly to the deadline
 			// never fires it. Look again instead of trusting it.
-			if now()-at >= timerSlack {
+			if c.now()-at >= timerSlack {
 				continue
 			}
 		}
 		select {
-		case <-stop:
+		case <-c.stop:
 			return
-		case <-wake:
+		case <-c.wake:
 		case <-t.fired():
 			t.armed = false
 		}

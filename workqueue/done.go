@@ -79,9 +79,7 @@ func (q *Queue[T]) finish(item T, h uint64) {
 	if q.metrics != nil {
 		q.metrics.done(item, q.now())
 	}
-	if q.draining && q.idle() {
-		q.drained.Broadcast()
-	}
+	q.checkDrained(q)
 }
 
 // recordTakes records the items taken from the ring before position end

@@ -48,8 +48,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 			q.stayAwake()
 			continue
 		}
-		q.ready.Wait()
-		q.waking--
+		q.sleep()
 		q.sync()
 	}
 }
@@ -76,20 +75,6 @@ func (q *Queue[T]) refill() {
 			return
 		}
 		q.fifo.pop()
-	}
-}
-
-// stayAwake withdraws the announcement of a worker that was going to
-// sleep in Get and found an item after all; q.mu is held. The items its
-// own sync made ready may have had wakeWorker count it as woken already
-// (asleep and waking are counts, not names); then it takes back the
-// wake-up, whose Signal found no waiter or woke another sleeper that
-// accounts for itself.
-func (q *Queue[T]) stayAwake() {
-	if q.asleep.Load() > 0 {
-		q.asleep.Add(-1)
-	} else {
-		q.waking--
 	}
 }
 

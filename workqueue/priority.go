@@ -3,12 +3,7 @@ package workqueue
 import (
 	"hash/maphash"
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/go-logr/logr"
-	"k8s.io/utils/clock"
 )
 
 // PriorityQueue is a rate-limiting work queue, with RateLimitingQueue's
@@ -39,30 +34,15 @@ type PriorityQueue[T comparable] struct {
 	seed    maphash.Seed
 	limiter RateLimiter[T]
 	metrics *priorityMetrics[T] // nil when no metrics are recorded
-	closed  atomic.Bool         // set with mu held
-
-	mu       sync.Mutex
-	nonEmpty sync.Cond // Get waits here for an item
-	drained  sync.Cond // Broadcast when a draining shutdown may return
-	asleep   int       // workers waiting on nonEmpty that nobody has woken
-	waking   int       // workers woken that have not yet returned from Wait
-	draining bool
+	queueCore
 
 	items      priorityItems[T] // every item that is queued, processing or waiting
 	ready      readySet[T]
 	processing int
 	waiting    delayHeap[waitState] // items waiting for AddAfter or the debounce
-	wake       chan struct{}
-	stop       chan struct{}
-	wg         sync.WaitGroup
 
 	maxWait          time.Duration
 	window, maxDelay time.Duration // the debounce; window is 0 when off
-
-	name   string
-	clock  clock.WithTicker
-	epoch  time.Time
-	logger logr.Logger
 }
 
 // waitState is what a PriorityQueue's delay slot holds about its item:
@@ -133,27 +113,17 @@ type AddOpts struct {
 func NewPriority[T comparable](limiter RateLimiter[T], opts ...Option) *PriorityQueue[T] {
 	o := newOptions(opts)
 	q := &PriorityQueue[T]{limiter: limiterOrDefault(limiter, o)}
-	q.nonEmpty.L = &q.mu
-	q.drained.L = &q.mu
+	q.queueCore.init(o)
 	q.seed = maphash.MakeSeed()
 	q.ready.init(&q.items)
-	q.wake = make(chan struct{}, 1)
-	q.stop = make(chan struct{})
-	q.name, q.clock, q.logger = o.name, o.clock, o.logger
-	q.epoch = q.clock.Now()
 	q.maxWait, q.window, q.maxDelay = o.priority.maxWait, o.priority.window, o.priority.maxDelay
 	q.metrics = newPriorityMetrics[T](o.metrics, o.name)
 	if q.metrics != nil {
-		ticker := q.clock.NewTicker(unfinishedWorkPeriod)
-		q.wg.Go(func() {
-			reportUnfinishedWork(ticker, q.stop, &q.mu, func() { q.metrics.refresh(q.now(), &q.ready.flows) })
-		})
+		q.goReportUnfinished(func() { q.metrics.refresh(q.now(), &q.ready.flows) })
 	}
-	q.wg.Go(q.runTimer)
+	q.wg.Go(func() { q.runTimer(q.promoteDue) })
 	return q
 }
-
-func (q *PriorityQueue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 
 // addArgs is one item's add, as the public methods describe it.
 type addArgs struct {
@@ -227,9 +197,7 @@ func (q *PriorityQueue[T]) add(item T, a addArgs) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed.Load() {
-		if l := q.logger.V(1); l.Enabled() {
-			l.Info("Dropping an item added after shutdown", "queue", q.name, "item", item)
-		}
+		dropAfterShutdown(&q.queueCore, item)
 		return
 	}
 	if a.requeue && q.metrics != nil {
@@ -323,10 +291,7 @@ func (q *PriorityQueue[T]) wait(id int32, st *priorityItem[T], delay time.Durati
 	slot, earliest := q.waiting.add(w, due)
 	st.slot = slot
 	if earliest {
-		select { // the timer must be moved up
-		case q.wake <- struct{}{}:
-		default:
-		}
+		q.kickTimer()
 	}
 }
 
@@ -357,10 +322,8 @@ func (q *PriorityQueue[T]) makeDirty(id int32, st *priorityItem[T]) {
 // wakeWorker wakes a sleeping worker for an item just made ready, unless
 // as many are already on their way as items are ready; q.mu is held.
 func (q *PriorityQueue[T]) wakeWorker() {
-	if q.asleep > 0 && q.waking < q.ready.n {
-		q.asleep--
-		q.waking++
-		q.nonEmpty.Signal()
+	if q.asleep.Load() > 0 && q.waking < q.ready.n {
+		q.signal()
 	}
 }
 

@@ -42,9 +42,8 @@ func (q *PriorityQueue[T]) get() (item T, prio int, reasons Reasons, shutdown bo
 		if q.closed.Load() {
 			return item, 0, 0, true
 		}
-		q.asleep++
-		q.nonEmpty.Wait()
-		q.waking--
+		q.asleep.Add(1)
+		q.sleep()
 	}
 	var now time.Duration
 	if at, ok := q.ready.nextOverdue(); ok || q.metrics != nil {
@@ -96,9 +95,7 @@ func (q *PriorityQueue[T]) Done(item T) {
 	if q.metrics != nil {
 		q.metrics.done(item, now)
 	}
-	if q.draining && q.idle() {
-		q.drained.Broadcast()
-	}
+	q.checkDrained(q)
 }
 
 // forget removes item id, whose hash is h and which has no flag left;
@@ -115,54 +112,31 @@ func (q *PriorityQueue[T]) idle() bool { return q.processing == 0 && q.ready.n =
 // delay are discarded, and Get returns shutdown true once the items
 // already queued have been handed out. It waits for the queue's own
 // goroutines, not for workers, and releases a ShutDownWithDrain.
-func (q *PriorityQueue[T]) ShutDown() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	q.draining = false
-	q.drained.Broadcast()
-	q.mu.Unlock()
-	q.wg.Wait()
-}
+func (q *PriorityQueue[T]) ShutDown() { q.shutDown(q, false) }
 
 // ShutDownWithDrain stops the queue like ShutDown and then waits until
 // every queued item has been handed out and Done, including items
 // requeued by Done. Workers must keep calling Get and Done until Get
 // reports shutdown; a concurrent ShutDown ends the wait early.
-func (q *PriorityQueue[T]) ShutDownWithDrain() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	q.draining = true
-	for q.draining && !q.idle() {
-		q.drained.Wait()
-	}
-	q.mu.Unlock()
-	q.wg.Wait()
-}
+func (q *PriorityQueue[T]) ShutDownWithDrain() { q.shutDown(q, true) }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *PriorityQueue[T]) ShuttingDown() bool { return q.closed.Load() }
 
-func (q *PriorityQueue[T]) shutDownLocked() {
-	if q.closed.Load() {
-		return
-	}
-	q.closed.Store(true)
+// closing is the queue's part of the first shutdown (stopper): it drops
+// the items waiting for a deadline; q.mu is held.
+func (q *PriorityQueue[T]) closing() {
 	q.waiting.drop(func(w waitState) {
 		st := q.items.at(w.id)
 		if st.flags &^= waiting; st.flags == 0 {
 			q.forget(w.id, hashItem(q.seed, st.item))
 		}
 	})
-	close(q.stop)
-	q.waking += q.asleep
-	q.asleep = 0
-	q.nonEmpty.Broadcast()
 }
 
-// runTimer makes items ready when their delay or debounce ends.
-func (q *PriorityQueue[T]) runTimer() {
-	runDelayTimer(q.clock, q.now, &q.mu, &q.closed, q.stop, q.wake, q.promoteDue)
-}
+// sync does nothing (stopper): a PriorityQueue's adds take the lock, so
+// none is on its way when the lock is held.
+func (q *PriorityQueue[T]) sync() {}
 
 // promoteDue makes the items whose deadline is not after now ready, in
 // deadline order. It returns how long until the next deadline, and false

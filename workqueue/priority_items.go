@@ -8,11 +8,11 @@ import "time"
 //
 // A record stays at its index in the slice, its id, while its item is
 // held, so the ready set links records by id and a delay slot names its
-// item's record: each item and its state are stored once. The index is
-// an open-addressing table with linear probing, like table (see there
-// for why not a Go map), kept at most half full; its slots are 8 bytes,
-// a hash and a record id, where table's would hold the item and all of
-// its state, in twice as many slots as there are items.
+// item's record: each item and its state are stored once. The index is a
+// probeTable, like table's, whose slots are 8 bytes: the key alone, with
+// the record id + 1 in its high half (indexKey). table's slots would hold
+// the item and all of its state, in twice as many slots as there are
+// items.
 //
 // Free records are linked in a list and reused, most recently freed
 // first, which keeps the slice as long as the most items held at once.
@@ -20,10 +20,9 @@ import "time"
 // when the queue holds no item, after bursts (shrinkPolicy).
 type priorityItems[T comparable] struct {
 	recs   []priorityItem[T]
-	free   int32       // a free record's id + 1, linked through inSub.next likewise; 0 when none
-	index  []indexSlot // len is zero or a power of two, at most half full
-	n      int         // items held
-	shrink struct{ recs, index shrinkPolicy }
+	free   int32                // a free record's id + 1, linked through inSub.next likewise; 0 when none
+	index  probeTable[struct{}] // index.n is the number of items held
+	shrink shrinkPolicy         // recs'
 }
 
 // priorityItem is a PriorityQueue's record of one item. The flags are
@@ -45,11 +44,13 @@ type priorityItem[T comparable] struct {
 	flags   uint8
 }
 
-// indexSlot is one slot of the index.
-type indexSlot struct {
-	hash uint32 // the low half of the item's hash, which places it in any index up to 2^32 slots
-	ref  uint32 // the item's record id + 1; 0 for an empty slot
-}
+// indexKey is the index's key of record id for an item whose hash is h:
+// the low half of the hash, which places it in any index up to 2^32
+// slots, and id + 1, so that the key is never 0.
+func indexKey(id int32, h uint64) uint64 { return uint64(id+1)<<32 | uint64(uint32(h)) }
+
+// indexID returns the record id in an index key.
+func indexID(key uint64) int32 { return int32(key>>32) - 1 }
 
 // minRecords is the fewest records the slice shrinks to.
 const minRecords = 64
@@ -58,19 +59,25 @@ const minRecords = 64
 // valid until an item is next added or removed.
 func (s *priorityItems[T]) at(id int32) *priorityItem[T] { return &s.recs[id] }
 
+// locate returns the index slot of item, whose hash is h, or, if item
+// is not held, the negative ^j for the empty slot j where it would go
+// (see probe).
+func (s *priorityItems[T]) locate(h uint64, item T) (i int) {
+	for i = int(h); ; i++ {
+		if i = s.index.probe(i, h); i < 0 || s.recs[indexID(s.index.slots[i].key)].item == item {
+			return
+		}
+	}
+}
+
 // find returns the record id of item, whose hash is h, or none.
 func (s *priorityItems[T]) find(h uint64, item T) int32 {
-	if len(s.index) == 0 {
-		return none
-	}
-	mask, h32 := uint32(len(s.index)-1), uint32(h)
-	for i := h32 & mask; ; i = (i + 1) & mask {
-		e := s.index[i]
-		if e.ref == 0 {
+	for i := int(h); ; i++ {
+		if i = s.index.probe(i, h); i < 0 {
 			return none
 		}
-		if e.hash == h32 && s.recs[e.ref-1].item == item {
-			return int32(e.ref - 1)
+		if id := indexID(s.index.slots[i].key); s.recs[id].item == item {
+			return id
 		}
 	}
 }
@@ -78,32 +85,10 @@ func (s *priorityItems[T]) find(h uint64, item T) int32 {
 // upsert returns the record id of item, whose hash is h, adding a record
 // with no flag if item is not held.
 func (s *priorityItems[T]) upsert(h uint64, item T) int32 {
-	h32 := uint32(h)
-	if len(s.index) > 0 {
-		mask := uint32(len(s.index) - 1)
-		for i := h32 & mask; ; i = (i + 1) & mask {
-			e := &s.index[i]
-			if e.ref == 0 {
-				if 2*(s.n+1) <= len(s.index) {
-					return s.insertAt(e, h32, item)
-				}
-				break // full enough to grow first
-			}
-			if e.hash == h32 && s.recs[e.ref-1].item == item {
-				return int32(e.ref - 1)
-			}
-		}
+	i := s.locate(h, item)
+	if i >= 0 {
+		return indexID(s.index.slots[i].key)
 	}
-	s.resizeIndex(max(minTable, 2*len(s.index)))
-	mask := uint32(len(s.index) - 1)
-	i := h32 & mask
-	for s.index[i].ref != 0 {
-		i = (i + 1) & mask
-	}
-	return s.insertAt(&s.index[i], h32, item)
-}
-
-func (s *priorityItems[T]) insertAt(e *indexSlot, h32 uint32, item T) int32 {
 	var id int32
 	if s.free != 0 {
 		id = s.free - 1
@@ -113,64 +98,30 @@ func (s *priorityItems[T]) insertAt(e *indexSlot, h32 uint32, item T) int32 {
 		id = int32(len(s.recs))
 		s.recs = append(s.recs, priorityItem[T]{item: item})
 	}
-	*e = indexSlot{hash: h32, ref: uint32(id) + 1}
-	s.n++
-	s.shrink.recs.grew(s.n)
-	s.shrink.index.grew(s.n)
+	key := indexKey(id, h)
+	s.index.claim(s.index.room(i, key), key)
+	s.shrink.grew(s.index.n)
 	return id
 }
 
 // remove forgets item id, whose hash is h: its record is cleared, so
 // that the queue holds no reference to the item, and freed.
 func (s *priorityItems[T]) remove(id int32, h uint64) {
-	mask := uint32(len(s.index) - 1)
-	i := uint32(h) & mask
-	for s.index[i].ref != uint32(id)+1 {
-		i = (i + 1) & mask
+	key := indexKey(id, h)
+	i := s.index.probe(int(h), h)
+	for s.index.slots[i].key != key {
+		i = s.index.probe(i+1, h)
 	}
-	s.deleteAt(i)
+	s.index.deleteAt(i)
 	s.recs[id] = priorityItem[T]{inSub: link{next: s.free}}
 	s.free = id + 1
-	if s.n--; s.n > 0 {
+	if s.index.n > 0 {
 		return
 	}
 	// Every record is free: start again from the first, with half the
 	// room if the bursts are over.
 	s.recs, s.free = s.recs[:0], 0
-	if s.shrink.recs.emptied(cap(s.recs), minRecords) {
+	if s.shrink.emptied(cap(s.recs), minRecords) {
 		s.recs = make([]priorityItem[T], 0, cap(s.recs)/2)
-	}
-	if s.shrink.index.emptied(len(s.index), minTable) {
-		s.resizeIndex(len(s.index) / 2)
-	}
-}
-
-// deleteAt empties index slot i, moving later slots of the same probe run
-// back so that no lookup ever has to step over a hole (see table).
-func (s *priorityItems[T]) deleteAt(i uint32) {
-	mask := uint32(len(s.index) - 1)
-	for j := (i + 1) & mask; s.index[j].ref != 0; j = (j + 1) & mask {
-		home := s.index[j].hash & mask
-		if (j-home)&mask >= (j-i)&mask {
-			s.index[i] = s.index[j]
-			i = j
-		}
-	}
-	s.index[i] = indexSlot{}
-}
-
-func (s *priorityItems[T]) resizeIndex(size int) {
-	old := s.index
-	s.index = make([]indexSlot, size)
-	mask := uint32(size - 1)
-	for _, e := range old {
-		if e.ref == 0 {
-			continue
-		}
-		i := e.hash & mask
-		for s.index[i].ref != 0 {
-			i = (i + 1) & mask
-		}
-		s.index[i] = e
 	}
 }

@@ -50,8 +50,8 @@ func TestPriorityItemsMatchMap(t *testing.T) {
 			peak = 0
 		}
 		peak = max(peak, len(model))
-		if s.n != len(model) || len(s.recs) > peak {
-			t.Fatalf("op %d: %d items in %d records, want %d items in at most %d", op, s.n, len(s.recs), len(model), peak)
+		if s.index.n != len(model) || len(s.recs) > peak {
+			t.Fatalf("op %d: %d items in %d records, want %d items in at most %d", op, s.index.n, len(s.recs), len(model), peak)
 		}
 	}
 }

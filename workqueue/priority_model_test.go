@@ -514,5 +514,5 @@ func TestPriorityModelConcurrent(t *testing.T) {
 func (q *PriorityQueue[T]) quiet() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.idle() && q.waiting.live == 0 && q.items.n == 0
+	return q.idle() && q.waiting.live == 0 && q.items.index.n == 0
 }

@@ -273,7 +273,7 @@ func TestPriorityShutDown(t *testing.T) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if n := q.items.n; n != 0 {
+	if n := q.items.index.n; n != 0 {
 		t.Errorf("%d items left in the table after the drain", n)
 	}
 }
@@ -371,7 +371,7 @@ func TestPriorityGivesMemoryBackAfterABurst(t *testing.T) {
 	if c := cap(q.items.recs); c >= 4096 {
 		t.Errorf("the queue keeps room for %d records after the burst", c)
 	}
-	if n := len(q.items.index); n >= 4096 {
+	if n := len(q.items.index.slots); n >= 4096 {
 		t.Errorf("the queue keeps an index of %d slots after the burst", n)
 	}
 }

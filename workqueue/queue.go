@@ -1,14 +1,6 @@
 package workqueue
 
-import (
-	"hash/maphash"
-	"sync"
-	"sync/atomic"
-	"time"
-
-	"github.com/go-logr/logr"
-	"k8s.io/utils/clock"
-)
+import "hash/maphash"
 
 // The rules every part of a queue keeps. They hold whenever q.mu is free;
 // a method that breaks one while it holds the lock restores it before it
@@ -51,15 +43,15 @@ import (
 // after it; Get does not report shutdown, nor a drain end, while an Add
 // claimed before the seal is unsettled.
 //
-// Sleeping workers (get.go). asleep counts the workers waiting on ready
-// that nobody has signalled, waking those signalled that have not yet
-// returned from Wait. Whoever signals moves one from asleep to waking
-// first (wakeWorker, wakeAll); a worker takes itself off waking when Wait
-// returns. wakeWorker signals only while fewer workers are waking than
-// items are ready. A worker counts itself asleep before its last look at
-// the inbox, and an Add looks at asleep after its push, so one of them
-// sees the other; a worker whose last look finds work takes its count
-// back (stayAwake).
+// Sleeping workers (get.go, core.go). asleep counts the workers waiting
+// on wakeup that nobody has signalled, waking those signalled that have
+// not yet returned from Wait. Whoever signals moves one from asleep to
+// waking first (signal, wakeAll); a worker takes itself off waking when
+// Wait returns (sleep). wakeWorker signals only while fewer workers are
+// waking than items are ready. A worker counts itself asleep before its
+// last look at the inbox, and an Add looks at asleep after its push, so
+// one of them sees the other; a worker whose last look finds work takes
+// its count back (stayAwake).
 //
 // Delay heap (waiting, heap.go, delaying.go). A live slot belongs to
 // exactly one item, whose entry is flagged waiting and names it. A slot
@@ -69,10 +61,10 @@ import (
 // seq) order, after the inbox is applied. runTimer sleeps until the
 // earliest deadline, or until AddAfter brings in an earlier one.
 //
-// Shutdown (shutdown.go). closed is set once, with q.mu held; the waiting
-// items are dropped then, and later adds are dropped. draining is set
-// while a ShutDownWithDrain waits for idle; whoever makes the queue idle
-// broadcasts drained.
+// Shutdown (shutdown.go, core.go). closed is set once, with q.mu held; the
+// waiting items are dropped then, and later adds are dropped. draining is
+// set while a ShutDownWithDrain waits for idle; whoever makes the queue
+// idle broadcasts drained (checkDrained).
 //
 // Metrics (metrics.go). metrics.dirty is the number of entries flagged
 // dirty: the workqueue_depth gauge.
@@ -86,20 +78,12 @@ import (
 // for concurrent use.
 type Queue[T comparable] struct {
 	// Add, Get and Done read these without the lock, and they rarely
-	// change; they have cache lines of their own so that the fields the
-	// lock holder writes on every call do not evict them from the
-	// producers' and workers' caches.
+	// change. They share a cache line with the first fields of queueCore,
+	// which Add reads too, and which queueCore pads from the fields the
+	// lock holder writes on every call.
 	seed    maphash.Seed     // hashItem's seed for items
 	metrics *queueMetrics[T] // nil when no metrics are recorded
-	asleep  atomic.Int32     // workers waiting on ready that nobody has woken
-	closed  atomic.Bool      // shutdown has begun; set with mu held, read by Add without it
-	_       [cacheLine]byte
-
-	mu       sync.Mutex
-	ready    sync.Cond // Get waits here for an item; see wakeWorker
-	drained  sync.Cond // Broadcast when a draining shutdown may return
-	waking   int       // workers woken that have not yet returned from Wait
-	draining bool      // a ShutDownWithDrain is waiting
+	queueCore
 
 	items      table[T, itemState]      // every item that is queued, processing or waiting
 	fifo       fifo[T]                  // ready items, behind the ring's
@@ -107,15 +91,6 @@ type Queue[T comparable] struct {
 	processing int                      // recorded takes not yet Done
 	adds       inbox[T]                 // Add calls not yet applied
 	waiting    delayHeap[hashedItem[T]] // items waiting for a deadline (DelayingQueue)
-	wake       chan struct{}            // tells runTimer of an earlier deadline
-
-	stop chan struct{} // closed by the first shutdown
-	wg   sync.WaitGroup
-
-	name   string
-	clock  clock.WithTicker
-	epoch  time.Time
-	logger logr.Logger
 }
 
 // itemState is what the queue keeps per item; one probe of the table
@@ -140,28 +115,14 @@ func New[T comparable](opts ...Option) *Queue[T] {
 
 func (q *Queue[T]) init(o *options) {
 	o.rejectPriorityOptions()
-	q.ready.L = &q.mu
-	q.drained.L = &q.mu
+	q.queueCore.init(o)
 	q.seed = maphash.MakeSeed()
 	q.ring.init()
-	q.wake = make(chan struct{}, 1)
-	q.stop = make(chan struct{})
-	q.name, q.clock, q.logger = o.name, o.clock, o.logger
-	q.epoch = q.clock.Now()
 	q.metrics = newQueueMetrics[T](o.metrics, o.name)
 	if q.metrics != nil {
-		// Start the ticker here, not in the goroutine, so that a fake
-		// clock stepped right after New already drives it.
-		ticker := q.clock.NewTicker(unfinishedWorkPeriod)
-		q.wg.Go(func() {
-			reportUnfinishedWork(ticker, q.stop, &q.mu, func() { q.metrics.updateUnfinished(q.now()) })
-		})
+		q.goReportUnfinished(func() { q.metrics.updateUnfinished(q.now()) })
 	}
 }
-
-// now is the time since the queue was created; int64 arithmetic is all
-// the queue needs, and Since reads one clock where Now reads two.
-func (q *Queue[T]) now() time.Duration { return q.clock.Since(q.epoch) }
 
 // Add marks item as needing processing. An item that is already queued
 // stays where it is; an item being processed is handed out again after
@@ -186,7 +147,7 @@ func (q *Queue[T]) Add(item T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed.Load() {
-		q.dropAfterShutdown(item)
+		dropAfterShutdown(&q.queueCore, item)
 		return
 	}
 	q.sync() // the Adds in the inbox came first
@@ -214,9 +175,7 @@ func (q *Queue[T]) wakeAppliers() {
 	q.sync()
 	if q.closed.Load() && q.adds.settled() {
 		q.wakeAll()
-		if q.draining && q.idle() {
-			q.drained.Broadcast()
-		}
+		q.checkDrained(q)
 	}
 }
 
@@ -267,12 +226,6 @@ func (q *Queue[T]) idle() bool {
 	return q.processing == 0 && q.fifo.len() == 0 && q.ring.drained() && q.adds.settled()
 }
 
-func (q *Queue[T]) dropAfterShutdown(item T) {
-	if l := q.logger.V(1); l.Enabled() {
-		l.Info("Dropping an item added after shutdown", "queue", q.name, "item", item)
-	}
-}
-
 // wakeWorker wakes a sleeping worker for an item just pushed, unless the
 // workers already woken and on their way are as many as the items ready.
 // Waking more would only have them find the FIFO empty and go back to
@@ -280,9 +233,7 @@ func (q *Queue[T]) dropAfterShutdown(item T) {
 // held.
 func (q *Queue[T]) wakeWorker() {
 	if q.asleep.Load() > 0 && q.waking < q.readyLen() {
-		q.asleep.Add(-1)
-		q.waking++
-		q.ready.Signal()
+		q.signal()
 	}
 }
 

@@ -5,14 +5,7 @@ package workqueue
 // already queued have been handed out. ShutDown does not wait for
 // workers, but it does wait for the queue's own goroutines to stop, and
 // it releases a ShutDownWithDrain that is still waiting.
-func (q *Queue[T]) ShutDown() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	q.draining = false
-	q.drained.Broadcast()
-	q.mu.Unlock()
-	q.wg.Wait()
-}
+func (q *Queue[T]) ShutDown() { q.shutDown(q, false) }
 
 // ShutDownWithDrain stops the queue like ShutDown and then waits until
 // every queued item has been handed out and every handed-out item is
@@ -20,35 +13,15 @@ func (q *Queue[T]) ShutDown() {
 // processing. Workers must keep calling Get and Done until Get reports
 // shutdown, or ShutDownWithDrain waits forever; a concurrent ShutDown
 // ends the wait early.
-func (q *Queue[T]) ShutDownWithDrain() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	q.draining = true
-	q.sync()
-	for q.draining && !q.idle() {
-		q.drained.Wait()
-		q.sync()
-	}
-	q.mu.Unlock()
-	q.wg.Wait()
-}
-
-func (q *Queue[T]) shutDownLocked() {
-	if q.closed.Load() {
-		return
-	}
-	q.closed.Store(true) // Add reads it without the lock; see wakeAppliers
-	q.adds.seal()
-	q.dropWaiting()
-	close(q.stop)
-	q.wakeAll()
-}
-
-// wakeAll wakes every worker asleep in Get; q.mu is held.
-func (q *Queue[T]) wakeAll() {
-	q.waking += int(q.asleep.Swap(0))
-	q.ready.Broadcast()
-}
+func (q *Queue[T]) ShutDownWithDrain() { q.shutDown(q, true) }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain was called.
 func (q *Queue[T]) ShuttingDown() bool { return q.closed.Load() }
+
+// closing is the queue's part of the first shutdown (stopper); q.mu is
+// held and closed was just set. Sealing the inbox after setting closed
+// leaves no Add unnoticed: see wakeAppliers.
+func (q *Queue[T]) closing() {
+	q.adds.seal()
+	q.dropWaiting()
+}
