@@ -42,15 +42,14 @@ func WebhookManagedBy[T object.Object](m *manager.Manager, obj T) *WebhookBuilde
 	return &WebhookBuilder[T]{mgr: m}
 }
 
-// WithValidator serves v at /validate-<group>-<version>-<kind>, the path
-// controller-runtime and kubebuilder's manifests use (the group's dots
-// become dashes, the kind is in lower case).
+// WithValidator serves v at ValidatingPath(gvk), the path
+// controller-runtime and kubebuilder's manifests use.
 func (b *WebhookBuilder[T]) WithValidator(v admission.Validator[T]) *WebhookBuilder[T] {
 	b.validator = v
 	return b
 }
 
-// WithDefaulter serves d at /mutate-<group>-<version>-<kind>.
+// WithDefaulter serves d at MutatingPath(gvk).
 func (b *WebhookBuilder[T]) WithDefaulter(d admission.Defaulter[T]) *WebhookBuilder[T] {
 	b.defaulter = d
 	return b
@@ -75,10 +74,10 @@ func (b *WebhookBuilder[T]) Complete() error {
 	}
 	var errs []error
 	if b.validator != nil {
-		errs = append(errs, srv.Handle(webhookPath("validate", gvk), admission.NewValidator(b.validator, admission.WithLogger(log))))
+		errs = append(errs, srv.Handle(ValidatingPath(gvk), admission.NewValidator(b.validator, admission.WithLogger(log))))
 	}
 	if b.defaulter != nil {
-		errs = append(errs, srv.Handle(webhookPath("mutate", gvk), admission.NewDefaulter(b.defaulter, admission.WithLogger(log))))
+		errs = append(errs, srv.Handle(MutatingPath(gvk), admission.NewDefaulter(b.defaulter, admission.WithLogger(log))))
 	}
 	if hub || spoke {
 		scheme := b.mgr.Cluster().Scheme()
@@ -93,6 +92,17 @@ func (b *WebhookBuilder[T]) Complete() error {
 	}
 	return nil
 }
+
+// ValidatingPath is where WithValidator serves gvk's validator, for the
+// ValidatingWebhookConfiguration that calls it:
+// /validate-<group>-<version>-<kind>, with the group's dots as dashes and
+// the kind in lower case, as controller-runtime and kubebuilder's
+// manifests spell it.
+func ValidatingPath(gvk schema.GroupVersionKind) string { return webhookPath("validate", gvk) }
+
+// MutatingPath is where WithDefaulter serves gvk's defaulter:
+// /mutate-<group>-<version>-<kind>.
+func MutatingPath(gvk schema.GroupVersionKind) string { return webhookPath("mutate", gvk) }
 
 // webhookPath is controller-runtime's path for a kind's webhook of verb.
 func webhookPath(verb string, gvk schema.GroupVersionKind) string {

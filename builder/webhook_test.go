@@ -98,16 +98,17 @@ func startWidgets(t *testing.T, validity time.Duration, replicas int) *widgetEnv
 	scope := &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
 	none := admissionregistrationv1.SideEffectClassNone
 	fail := ptr.To(admissionregistrationv1.Fail)
-	path := func(verb string) string { return "/" + verb + "-" + strings.ReplaceAll(group, ".", "-") + "-v1-widget" }
+	gvk := schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Widget"}
+	path := map[string]string{"validate": builder.ValidatingPath(gvk), "mutate": builder.MutatingPath(gvk)}
 	vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: group}}
 	mwc := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: group}}
 	for i, url := range urls {
 		vwc.Webhooks = append(vwc.Webhooks, admissionregistrationv1.ValidatingWebhook{Name: fmt.Sprintf("validate-%d.%s", i, group),
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path("validate"))},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path["validate"])},
 			Rules:        []admissionregistrationv1.RuleWithOperations{rule}, NamespaceSelector: scope, SideEffects: &none,
 			AdmissionReviewVersions: []string{"v1"}, FailurePolicy: fail})
 		mwc.Webhooks = append(mwc.Webhooks, admissionregistrationv1.MutatingWebhook{Name: fmt.Sprintf("mutate-%d.%s", i, group),
-			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path("mutate"))},
+			ClientConfig: admissionregistrationv1.WebhookClientConfig{URL: ptr.To(url + path["mutate"])},
 			Rules:        []admissionregistrationv1.RuleWithOperations{mutating}, NamespaceSelector: scope, SideEffects: &none,
 			AdmissionReviewVersions: []string{"v1"}, FailurePolicy: fail})
 	}
@@ -277,7 +278,10 @@ func TestWebhooksAgainstTheAPIServer(t *testing.T) {
 	})
 	t.Run("a malformed review gets a 400 naming what is wrong", func(t *testing.T) {
 		client := w.client(t)
-		path := "/validate-" + strings.ReplaceAll(w.group, ".", "-") + "-v1-widget"
+		path := builder.ValidatingPath(schema.GroupVersionKind{Group: w.group, Version: "v1", Kind: "Widget"})
+		if path != "/validate-"+strings.ReplaceAll(w.group, ".", "-")+"-v1-widget" {
+			t.Errorf("ValidatingPath %s is not controller-runtime's", path)
+		}
 		for body, want := range map[string]string{
 			`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"x"}}`: "admission.k8s.io/v1beta1",
 			`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"}`:                            "request",

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -14,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -22,7 +20,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
-	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
+	"github.com/steadyctl/steady/examples/foo/api/v1beta1"
 	"github.com/steadyctl/steady/finalizer"
 	"github.com/steadyctl/steady/object/applyconfig"
 	"github.com/steadyctl/steady/reconcile"
@@ -37,69 +35,28 @@ const cleanupFinalizer = "samplecontroller.steady.dev/cleanup"
 // status match the Deployment's. Reconcile narrates; the work is apply and
 // cleanup, which finalizer.New calls with its finalizer in place.
 type reconciler struct {
-	foos        *client.Client[*v1alpha1.Foo]
+	foos        *client.Client[*v1beta1.Foo]
 	deployments *client.Client[*appsv1.Deployment]
 	scheme      *runtime.Scheme
 	recorder    events.EventRecorder
 	out         io.Writer
-	finalizing  *finalizer.Reconciler[*v1alpha1.Foo]
+	finalizing  *finalizer.Reconciler[*v1beta1.Foo]
 	counts      counts
 	busy        atomic.Int32 // reconciles in progress
 }
 
 // newReconciler returns the Foo reconciler over the given clients.
-func newReconciler(foos *client.Client[*v1alpha1.Foo], deployments *client.Client[*appsv1.Deployment],
+func newReconciler(foos *client.Client[*v1beta1.Foo], deployments *client.Client[*appsv1.Deployment],
 	scheme *runtime.Scheme, recorder events.EventRecorder, out io.Writer) (*reconciler, error) {
 	r := &reconciler{foos: foos, deployments: deployments, scheme: scheme, recorder: recorder, out: out}
 	var err error
-	r.finalizing, err = finalizer.New(foos, cleanupFinalizer, finalizer.Funcs[*v1alpha1.Foo]{Apply: r.apply, Cleanup: r.cleanup})
+	r.finalizing, err = finalizer.New(foos, cleanupFinalizer, finalizer.Funcs[*v1beta1.Foo]{Apply: r.apply, Cleanup: r.cleanup})
 	return r, err
 }
 
 // idle reports whether no reconcile is in progress, so that every line of
 // narration of the reconciles that made a change has been written.
 func (r *reconciler) idle() bool { return r.busy.Load() == 0 }
-
-// counts is what the reconciler has done, for the summary.
-type counts struct {
-	reconciles, created, scaled, statusWrites, refused, deleted atomic.Int32
-
-	mu      sync.Mutex
-	cleaned map[types.UID]bool // Foos whose clean-up succeeded
-}
-
-// cleanedUp records a successful clean-up of the Foo with uid. Clean-up can
-// run twice for one deletion (when the cache has not yet seen the
-// finalizer go), so the summary counts Foos, not runs.
-func (c *counts) cleanedUp(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.cleaned == nil {
-		c.cleaned = map[types.UID]bool{}
-	}
-	c.cleaned[uid] = true
-}
-
-func (c *counts) cleanups() int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return int32(len(c.cleaned))
-}
-
-// notes collects what one reconcile changed, for its line of narration.
-type notes []string
-
-func (n *notes) add(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
-
-type notesKey struct{}
-
-// notesOf returns the narration of the reconcile ctx belongs to.
-func notesOf(ctx context.Context) *notes {
-	if n, ok := ctx.Value(notesKey{}).(*notes); ok {
-		return n
-	}
-	return new(notes)
-}
 
 // Reconcile brings one Foo and its Deployment in line, and says what it did.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -120,7 +77,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 // apply runs with the finalizer in place, on a Foo that is not being
 // deleted.
-func (r *reconciler) apply(ctx context.Context, foo *v1alpha1.Foo) (reconcile.Result, error) {
+func (r *reconciler) apply(ctx context.Context, foo *v1beta1.Foo) (reconcile.Result, error) {
 	d, err := r.ensureDeployment(ctx, foo)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -129,13 +86,13 @@ func (r *reconciler) apply(ctx context.Context, foo *v1alpha1.Foo) (reconcile.Re
 }
 
 // ensureDeployment applies the Deployment the Foo asks for, with
-// Server-Side Apply, when it is missing or has other replicas, and returns
-// it. It refuses a Deployment the Foo does not control.
-func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*appsv1.Deployment, error) {
+// Server-Side Apply, when it is missing or has other replicas or another
+// image, and returns it. It refuses a Deployment the Foo does not control.
+func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1beta1.Foo) (*appsv1.Deployment, error) {
 	did := notesOf(ctx)
-	name, want := foo.Spec.DeploymentName, ptr.Deref(foo.Spec.Replicas, 1)
+	name, want, image := foo.Spec.Deployment.Name, replicasOf(foo), imageOf(foo)
 	if name == "" { // the CRD's schema forbids it; a retry would not help
-		return nil, reconcile.TerminalError(errors.New("spec.deploymentName is empty"))
+		return nil, reconcile.TerminalError(errors.New("spec.deployment.name is empty"))
 	}
 	d, err := r.deployments.Get(ctx, foo.Namespace, name) // from the cache
 	exists := err == nil
@@ -150,9 +107,10 @@ func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*
 		r.counts.refused.Add(1)
 		return nil, reconcile.TerminalError(errors.New(msg))
 	}
-	have := int32(0)
+	have, haveImage := int32(0), ""
 	if exists {
-		if have = ptr.Deref(d.Spec.Replicas, 1); have == want {
+		have, haveImage = ptr.Deref(d.Spec.Replicas, 1), containerImage(d)
+		if have == want && haveImage == image {
 			return d, nil
 		}
 	}
@@ -166,50 +124,67 @@ func (r *reconciler) ensureDeployment(ctx context.Context, foo *v1alpha1.Foo) (*
 	if d, err = r.deployments.Apply(ctx, cfg, client.ForceOwnership()); err != nil {
 		return nil, fmt.Errorf("applying deployment %s: %w", name, err)
 	}
-	if exists {
-		r.counts.scaled.Add(1)
-		did.add("scaled deployment %s from %d to %d replicas", name, have, want)
-	} else {
+	switch {
+	case !exists:
 		r.counts.created.Add(1)
 		did.add("created deployment %s (replicas: %d) controlled by foo %s", name, want, foo.Name)
+	case have != want:
+		r.counts.scaled.Add(1)
+		did.add("scaled deployment %s from %d to %d replicas", name, have, want)
+	}
+	if exists && haveImage != image {
+		did.add("changed deployment %s's image from %s to %s", name, haveImage, image)
 	}
 	return d, nil
 }
+
+// containerImage is the image of the container the operator decides.
+func containerImage(d *appsv1.Deployment) string {
+	for _, c := range d.Spec.Template.Spec.Containers {
+		if c.Name == containerName {
+			return c.Image
+		}
+	}
+	return ""
+}
+
+// containerName names the Deployment's one container.
+const containerName = "app"
 
 // desiredDeployment is the Deployment foo asks for, as an apply
 // configuration: only the fields this operator decides. Its controller
 // reference makes Owns(Deployment) map the Deployment's events back to
 // foo, and lets the garbage collector delete it with foo.
-func (r *reconciler) desiredDeployment(foo *v1alpha1.Foo) (*appsv1ac.DeploymentApplyConfiguration, error) {
+func (r *reconciler) desiredDeployment(foo *v1beta1.Foo) (*appsv1ac.DeploymentApplyConfiguration, error) {
 	ref, err := applyconfig.ControllerReference(foo, foo.Namespace, r.scheme)
 	if err != nil {
 		return nil, err
 	}
-	name := foo.Spec.DeploymentName
+	name := foo.Spec.Deployment.Name
 	labels := map[string]string{"app": name}
 	return appsv1ac.Deployment(name, foo.Namespace).
 		WithLabels(labels).WithLabels(map[string]string{"controller": foo.Name}).
 		WithOwnerReferences(ref).
 		WithSpec(appsv1ac.DeploymentSpec().
-			WithReplicas(ptr.Deref(foo.Spec.Replicas, 1)).
+			WithReplicas(replicasOf(foo)).
 			WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).
 			WithTemplate(corev1ac.PodTemplateSpec().
 				WithLabels(labels).
 				WithSpec(corev1ac.PodSpec().WithContainers(
-					corev1ac.Container().WithName("app").WithImage(pauseImage))))), nil
+					corev1ac.Container().WithName(containerName).WithImage(imageOf(foo)))))), nil
 }
 
 // updateStatus copies the Deployment's available replicas into the Foo's
 // status, with the generation they answer, when that changes anything.
-func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *appsv1.Deployment) error {
+func (r *reconciler) updateStatus(ctx context.Context, foo *v1beta1.Foo, d *appsv1.Deployment) error {
 	// The generation this reconcile acted on, not the fresh read's, which
 	// may be newer: that spec has not been acted on yet.
-	want := v1alpha1.FooStatus{AvailableReplicas: d.Status.AvailableReplicas, ObservedGeneration: foo.Generation}
+	want := v1beta1.FooStatus{AvailableReplicas: d.Status.AvailableReplicas, ObservedGeneration: foo.Generation}
 	if foo.Status == want {
 		return nil
 	}
-	var before v1alpha1.FooStatus
-	_, err := r.foos.ModifyStatus(ctx, foo.Namespace, foo.Name, func(f *v1alpha1.Foo) error {
+	var before v1beta1.FooStatus
+	_, err := r.foos.ModifyStatus(ctx, foo.Namespace, foo.Name, func(f *v1beta1.Foo) error {
 		before, f.Status = f.Status, want
 		return nil
 	})
@@ -224,7 +199,7 @@ func (r *reconciler) updateStatus(ctx context.Context, foo *v1alpha1.Foo, d *app
 }
 
 // statusChange describes the fields that differ between two statuses.
-func statusChange(before, after v1alpha1.FooStatus) string {
+func statusChange(before, after v1beta1.FooStatus) string {
 	var changes []string
 	if before.AvailableReplicas != after.AvailableReplicas {
 		changes = append(changes, fmt.Sprintf("availableReplicas %d→%d", before.AvailableReplicas, after.AvailableReplicas))
@@ -243,8 +218,8 @@ func statusChange(before, after v1alpha1.FooStatus) string {
 // what the garbage collector cannot do — external resources, a final
 // report — and for clusters without one, like testenv's. Deleting the
 // Deployment here shows the pattern and makes the clean-up visible.
-func (r *reconciler) cleanup(ctx context.Context, foo *v1alpha1.Foo) (reconcile.Result, error) {
-	did, name := notesOf(ctx), foo.Spec.DeploymentName
+func (r *reconciler) cleanup(ctx context.Context, foo *v1beta1.Foo) (reconcile.Result, error) {
+	did, name := notesOf(ctx), foo.Spec.Deployment.Name
 	d, err := r.deployments.Get(ctx, foo.Namespace, name)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -266,25 +241,4 @@ func (r *reconciler) cleanup(ctx context.Context, foo *v1alpha1.Foo) (reconcile.
 	r.counts.cleanedUp(foo.UID)
 	did.add("the finalizer goes: the API server can delete the foo now")
 	return reconcile.Result{}, nil
-}
-
-// pauseImage is what the Deployments run: testenv runs no pods, and on a
-// real cluster pause is the smallest image there is.
-const pauseImage = "registry.k8s.io/pause:3.10"
-
-// deployment returns a Deployment of pause, as someone other than the
-// operator would create it.
-func deployment(namespace, name string, replicas int32) *appsv1.Deployment {
-	labels := map[string]string{"app": name}
-	return &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{"app": name}},
-		Spec: appsv1.DeploymentSpec{
-			Replicas: ptr.To(replicas),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
-			},
-		},
-	}
 }

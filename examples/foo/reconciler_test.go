@@ -12,15 +12,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/steadyctl/steady/examples/foo/api/v1alpha1"
+	"github.com/steadyctl/steady/examples/foo/api/v1beta1"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/operatortest"
 	"github.com/steadyctl/steady/testenv"
 )
 
-// TestReconcilerLifecycle runs the Foo controller alone on the CRD: a Foo
-// gets its Deployment, controlled by it, and a finalizer; the Deployment's
-// status reaches the Foo's; deleting the Foo deletes the Deployment.
+// TestReconcilerLifecycle runs the Foo controller alone on the CRD, without
+// webhooks: a Foo gets its Deployment, controlled by it, and a finalizer,
+// with the image the defaulter would have set; the Deployment's status
+// reaches the Foo's; a new image reaches the Deployment; deleting the Foo
+// deletes the Deployment.
 func TestReconcilerLifecycle(t *testing.T) {
 	scheme, err := newScheme()
 	if err != nil {
@@ -29,11 +31,11 @@ func TestReconcilerLifecycle(t *testing.T) {
 	env := operatortest.New(t, func(mgr *manager.Manager) error {
 		_, err := setup(mgr, scheme, io.Discard)
 		return err
-	}, operatortest.WithCRDs(fooCRD()), operatortest.WithManagerOptions(manager.WithScheme(scheme)))
-	foos, deployments := operatortest.Client[*v1alpha1.Foo](env), operatortest.Client[*appsv1.Deployment](env)
+	}, operatortest.WithCRDs(fooCRD("")), operatortest.WithManagerOptions(manager.WithScheme(scheme)))
+	foos, deployments := operatortest.Client[*v1beta1.Foo](env), operatortest.Client[*appsv1.Deployment](env)
 
-	foo := &v1alpha1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace, Name: "shop"},
-		Spec: v1alpha1.FooSpec{DeploymentName: "shop-web", Replicas: ptr.To[int32](2)}}
+	foo := &v1beta1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace, Name: "shop"},
+		Spec: v1beta1.FooSpec{Deployment: v1beta1.DeploymentSpec{Name: "shop-web", Replicas: ptr.To[int32](2)}}}
 	if _, err := foos.Create(t.Context(), foo); err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +48,9 @@ func TestReconcilerLifecycle(t *testing.T) {
 		switch {
 		case err != nil:
 			return err
-		case !metav1.IsControlledBy(d, f) || ptr.Deref(d.Spec.Replicas, 0) != 2:
-			return fmt.Errorf("deployment controlled by the foo: %t, replicas %d", metav1.IsControlledBy(d, f), ptr.Deref(d.Spec.Replicas, 0))
+		case !metav1.IsControlledBy(d, f) || ptr.Deref(d.Spec.Replicas, 0) != 2 || containerImage(d) != defaultImage:
+			return fmt.Errorf("deployment controlled by the foo: %t, replicas %d, image %q",
+				metav1.IsControlledBy(d, f), ptr.Deref(d.Spec.Replicas, 0), containerImage(d))
 		case !slices.Contains(f.Finalizers, cleanupFinalizer) || f.Status.ObservedGeneration != 1:
 			return fmt.Errorf("foo finalizers %v, status %+v", f.Finalizers, f.Status)
 		}
@@ -64,6 +67,23 @@ func TestReconcilerLifecycle(t *testing.T) {
 	testenv.Eventually(t, 10*time.Second, "the foo's status to follow its deployment's", func() bool {
 		f, err := foos.Live().Get(t.Context(), env.Namespace, "shop")
 		return err == nil && f.Status.AvailableReplicas == 2
+	})
+
+	if _, err := foos.Modify(t.Context(), env.Namespace, "shop", func(f *v1beta1.Foo) error {
+		f.Spec.Deployment.Image = "registry.k8s.io/pause:3.9"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "the deployment to run the foo's new image", func() error {
+		d, err := deployments.Live().Get(t.Context(), env.Namespace, "shop-web")
+		if err != nil {
+			return err
+		}
+		if image := containerImage(d); image != "registry.k8s.io/pause:3.9" || ptr.Deref(d.Spec.Replicas, 0) != 2 {
+			return fmt.Errorf("deployment image %q, replicas %d", image, ptr.Deref(d.Spec.Replicas, 0))
+		}
+		return nil
 	})
 
 	if err := foos.Delete(t.Context(), env.Namespace, "shop"); err != nil {

@@ -50,6 +50,12 @@ func WithControlPlane(opts ...testenv.Option) Option {
 // create objects in whatever cluster the user last talked to; pass
 // --kubeconfig ~/.kube/config to use it.
 func Config(ctx context.Context, out io.Writer, local bool, opts ...Option) (cfg *rest.Config, stop func(), err error) {
+	cfg, stop, _, err = config(ctx, out, local, opts...)
+	return cfg, stop, err
+}
+
+// config is Config, and says whether it started a local control plane.
+func config(ctx context.Context, out io.Writer, local bool, opts ...Option) (cfg *rest.Config, stop func(), started bool, err error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -59,12 +65,12 @@ func Config(ctx context.Context, out io.Writer, local bool, opts ...Option) (cfg
 		l, err := cluster.Load(load...)
 		if err == nil {
 			fmt.Fprintf(out, "using the cluster of %s at %s (-local runs a control plane of its own instead)\n", l, l.Config.Host)
-			return l.Config, func() {}, nil
+			return l.Config, func() {}, false, nil
 		}
 		if !errors.Is(err, cluster.ErrNoConfig) {
 			// A cluster was named but cannot be used: say so, rather
 			// than run somewhere else.
-			return nil, nil, err
+			return nil, nil, false, err
 		}
 		fmt.Fprintln(out, "no --kubeconfig, $KUBECONFIG or in-cluster config: starting a local control plane (etcd + kube-apiserver)…")
 	} else {
@@ -72,17 +78,17 @@ func Config(ctx context.Context, out io.Writer, local bool, opts ...Option) (cfg
 	}
 	env, err := testenv.Start(ctx, o.env...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	fmt.Fprintf(out, "local control plane ready at %s\n", env.Config.Host)
-	return env.Config, func() { _ = env.Stop() }, nil
+	return env.Config, func() { _ = env.Stop() }, true, nil
 }
 
 // Main runs an example's main: it parses the command line (--kubeconfig,
 // --context, -local), and play gets a context cancelled on SIGINT or
-// SIGTERM, a cluster (see Config) and standard output safe for concurrent
-// writers. opts are passed to Config, after the flags' WithLoad. If play
-// fails, Main prints the error and exits with status 1.
+// SIGTERM (which tells Local), a cluster (see Config) and standard output
+// safe for concurrent writers. opts are passed to Config, after the flags'
+// WithLoad. If play fails, Main prints the error and exits with status 1.
 func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.Writer) error, opts ...Option) {
 	load := cluster.RegisterFlags(flag.CommandLine)
 	local := flag.Bool("local", false, "start a local control plane even when a cluster config is found")
@@ -90,18 +96,29 @@ func Main(name string, play func(ctx context.Context, cfg *rest.Config, out io.W
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := func() error {
 		out := LockedWriter(os.Stdout)
-		cfg, stop, err := Config(ctx, out, *local, append([]Option{WithLoad(load)}, opts...)...)
+		cfg, stop, started, err := config(ctx, out, *local, append([]Option{WithLoad(load)}, opts...)...)
 		if err != nil {
 			return err
 		}
 		defer stop()
-		return play(ctx, cfg, out)
+		return play(context.WithValue(ctx, localKey{}, started), cfg, out)
 	}()
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		os.Exit(1)
 	}
+}
+
+type localKey struct{}
+
+// Local reports whether the cluster Main handed play, with ctx, is a local
+// control plane Main started, with -local or because no cluster was named.
+// Its API server runs on this machine, so it can call back a server that
+// listens on 127.0.0.1 — a webhook — as no other cluster can be assumed to.
+func Local(ctx context.Context) bool {
+	started, _ := ctx.Value(localKey{}).(bool)
+	return started
 }
 
 // LockedWriter returns a writer that serialises writes to w, for output
