@@ -52,3 +52,18 @@ func TestSkipRefusesMalformed(t *testing.T) {
 		t.Errorf("nesting of %d: %d, %v", maxDepth, end, err)
 	}
 }
+
+// The cut follows tags around an object up to the bound skip follows:
+// a body of tags within tags is left to the decoder, not followed one
+// stack frame a byte.
+func TestCutRefusesDeepTags(t *testing.T) {
+	obj := []byte{0xa1, 0x48, 'm', 'e', 't', 'a', 'd', 'a', 't', 'a', 0xa1, 0x4d}
+	obj = append(append(obj, "managedFields"...), 0x80)
+	if cut, ok := withoutManaged(append([]byte{0xd9, 0xd9, 0xf7}, obj...)); !ok || !bytes.Equal(cut[3:], []byte{0xa1, 0x48, 'm', 'e', 't', 'a', 'd', 'a', 't', 'a', 0xa0}) {
+		t.Fatalf("the tagged object cut to %x, %v", cut, ok)
+	}
+	deep := append(bytes.Repeat([]byte{0xc0}, 1<<20), obj...)
+	if cut, ok := withoutManaged(deep); ok {
+		t.Fatalf("cut %d bytes of tags within tags to %d", len(deep), len(cut))
+	}
+}

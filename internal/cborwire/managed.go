@@ -146,11 +146,16 @@ func withoutManaged(data []byte) ([]byte, bool) {
 // b[i:]: from its metadata, and with list, from each map of its items.
 func cutObject(b []byte, i int, edits *[]edit, list bool) error {
 	major, pairs, next, err := head(b, i)
+	// The self-described CBOR tag the API server starts with; tags within
+	// tags up to the bound skip follows (not one stack frame a byte).
+	for tags := 0; err == nil && major == majorTag; tags++ {
+		if tags == maxDepth {
+			return errUnsupported
+		}
+		major, pairs, next, err = head(b, next)
+	}
 	if err != nil {
 		return err
-	}
-	if major == majorTag { // the self-described CBOR tag the API server starts with
-		return cutObject(b, next, edits, list)
 	}
 	if major != majorMap {
 		return nil
@@ -204,11 +209,14 @@ func cutItems(b []byte, i int, edits *[]edit) error {
 
 // cutManaged adds the edits that cut the managedFields pair out of the
 // metadata map at b[i:]: a new head with one pair fewer, and the pair gone.
+// A map with the key twice is left to the decoder, which refuses it: with
+// one cut, it would take the other.
 func cutManaged(b []byte, i int, edits *[]edit) error {
 	major, pairs, next, err := head(b, i)
 	if err != nil || major != majorMap {
 		return err
 	}
+	var cut []edit
 	for range pairs {
 		isManaged, valueAt, err := text(b, next, "managedFields")
 		if err != nil {
@@ -219,12 +227,14 @@ func cutManaged(b []byte, i int, edits *[]edit) error {
 			return err
 		}
 		if isManaged {
-			*edits = append(*edits, edit{from: i, to: headEnd(b, i), with: mapHead(pairs - 1)},
-				edit{from: next, to: end})
-			return nil
+			if cut != nil {
+				return errUnsupported
+			}
+			cut = []edit{{from: i, to: headEnd(b, i), with: mapHead(pairs - 1)}, {from: next, to: end}}
 		}
 		next = end
 	}
+	*edits = append(*edits, cut...)
 	return nil
 }
 

@@ -76,9 +76,11 @@ const (
 
 // encodeTime encodes t as its nanoseconds and location, then its Unix
 // seconds: 6 bytes for a time of this century to the second. A
-// monotonic clock reading is dropped.
+// monotonic clock reading is dropped. Only the zero Time is encoded as
+// zero: the zero instant in Local, which JSON decodes from
+// "0001-01-01T00:00:00Z", keeps its location.
 func encodeTime(e *encoder, t time.Time) {
-	if t.IsZero() {
+	if t.IsZero() && t.Location() == time.UTC {
 		e.uvarint(zeroTime)
 		return
 	}

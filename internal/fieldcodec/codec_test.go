@@ -113,6 +113,7 @@ func TestTimes(t *testing.T) {
 		{"UTC", at, at},
 		{"Local", at.Local(), at.Local()},
 		{"fixed zone decodes as Local, as from JSON", at.In(time.FixedZone("X", 3600)), at.Local()},
+		{"zero instant in Local, as JSON decodes 0001-01-01T00:00:00Z", time.Time{}.Local(), time.Time{}.Local()},
 		{"monotonic reading dropped", time.Now(), time.Now().Round(0)},
 		{"before 1970", time.Date(1900, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(1900, 1, 1, 0, 0, 0, 1, time.UTC)},
 	} {

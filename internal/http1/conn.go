@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -39,13 +40,62 @@ var aLongTimeAgo = time.Unix(1, 0)
 type conn struct {
 	nc     net.Conn        // TLS over TCP, or TCP for http
 	raw    syscall.RawConn // the TCP socket, to look at while idle
+	lr     limitedReader   // nc, as br reads it
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	tls    *tls.ConnectionState // for every response's TLS field; nil for http
 	key    hostKey              // the pool's key
 	reused bool                 // taken from the pool, not dialled for this request
 	timer  *time.Timer          // closes the connection when idle too long
+
+	// The *http.Transport's bounds on a response's header, as it had them
+	// when it dialled: its size (MaxResponseHeaderBytes, or net/http's
+	// default) and the wait for it (ResponseHeaderTimeout; zero: none).
+	maxHeader     int64
+	headerTimeout time.Duration
 }
+
+// defaultMaxHeader is net/http's bound on a response's header when the
+// *http.Transport sets none: its header, and those of the informational
+// (1xx) responses before it, together.
+const defaultMaxHeader = 10 << 20
+
+// limitedReader is a connection as its bufio.Reader reads it: while a
+// response's header is read, no more than left bytes, as net/http's
+// persistConn reads; then without a bound, for the body.
+type limitedReader struct {
+	r    net.Conn
+	left int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, errHeaderLimit
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+var errHeaderLimit = errors.New("http1: response header limit reached")
+
+// errHeaderTimeout is the error of a response whose header did not come
+// within the *http.Transport's ResponseHeaderTimeout, as net/http's.
+var errHeaderTimeout error = &timeoutError{"net/http: timeout awaiting response headers"}
+
+// timeoutError is a net.Error that is a timeout, as net/http's.
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string { return e.msg }
+
+func (e *timeoutError) Timeout() bool { return true }
+
+func (e *timeoutError) Temporary() bool { return true }
+
+func (e *timeoutError) Is(err error) bool { return err == context.DeadlineExceeded }
 
 // conn returns a live connection for req: a pooled one the server has not
 // closed, or a new one.
@@ -138,14 +188,13 @@ func (t *Transport) dial(ctx context.Context, key hostKey, req *http.Request) (*
 		cs := tc.ConnectionState()
 		state = &cs
 	}
-	return &conn{
-		nc:  nc,
-		raw: raw,
-		br:  bufio.NewReaderSize(nc, bufferSize),
-		bw:  bufio.NewWriterSize(nc, bufferSize),
-		tls: state,
-		key: key,
-	}, nil
+	c := &conn{nc: nc, raw: raw, lr: limitedReader{r: nc, left: math.MaxInt64}, bw: bufio.NewWriterSize(nc, bufferSize),
+		tls: state, key: key, maxHeader: base.MaxResponseHeaderBytes, headerTimeout: base.ResponseHeaderTimeout}
+	if c.maxHeader <= 0 {
+		c.maxHeader = defaultMaxHeader
+	}
+	c.br = bufio.NewReaderSize(&c.lr, bufferSize)
+	return c, nil
 }
 
 // handshake runs a TLS handshake over nc with base's TLS configuration,
@@ -193,12 +242,18 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 		}
 		return nil, err
 	}
-	gz := t.compress && req.Method != http.MethodHead &&
-		req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == ""
+	gz := t.gzips(req)
 	if err := writeRequest(c.bw, req, gz); err != nil {
 		return fail(err)
 	}
+	var timer *time.Timer // the wait for the header, as net/http's starts once the request is written
+	if c.headerTimeout > 0 {
+		timer = time.AfterFunc(c.headerTimeout, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
+	}
 	resp, err := c.read(req)
+	if timer != nil && !timer.Stop() {
+		return fail(errHeaderTimeout) // the deadline has passed, whatever was read
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -221,8 +276,30 @@ func (c *conn) exchange(ctx context.Context, req *http.Request, t *Transport) (*
 	return resp, nil
 }
 
+// gzips reports whether t asks for req's response gzip-compressed, as
+// net/http does: unless the *http.Transport disables compression, or req
+// asks for an encoding or a range itself, or is a HEAD.
+func (t *Transport) gzips(req *http.Request) bool {
+	return t.compress && req.Method != http.MethodHead &&
+		req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == ""
+}
+
 // read reads the response to req, skipping informational (1xx) ones.
+// Their headers and the response's together may take c.maxHeader bytes
+// read from the connection (what is buffered after them included), as
+// with net/http: a server that sends an endless header, or endless
+// informational responses, gets an error, not all of the memory.
 func (c *conn) read(req *http.Request) (*http.Response, error) {
+	c.lr.left = c.maxHeader
+	resp, err := c.readHeader(req)
+	if err != nil && c.lr.left <= 0 {
+		err = fmt.Errorf("net/http: server response headers exceeded %d bytes; aborted", c.maxHeader)
+	}
+	c.lr.left = math.MaxInt64
+	return resp, err
+}
+
+func (c *conn) readHeader(req *http.Request) (*http.Response, error) {
 	// ReadResponse reports a connection closed before the status line as
 	// io.ErrUnexpectedEOF; a closed connection that sent nothing is io.EOF
 	// here, which says the request may be repeated.

@@ -31,10 +31,12 @@
 // disables compression, idle connections close after a timeout, and only
 // a request that is safe to repeat (GET, HEAD) is sent again when a
 // reused connection turns out to be dead. Bodies over 128 KiB go to
-// net/http, which reads an early answer (429, 413) while it writes.
+// net/http, which reads an early answer (429, 413) while it writes. It
+// bounds a response's header as net/http does: to the *http.Transport's
+// MaxResponseHeaderBytes (10 MiB if unset), and in time to its
+// ResponseHeaderTimeout, if set.
 //
-// What it does not do: the *http.Transport's ResponseHeaderTimeout,
-// MaxResponseHeaderBytes, MaxConnsPerHost and DisableKeepAlives, and
-// httptrace hooks (client-go's timings at -v=6 and above), none of which
-// client-go sets for an API server's connections.
+// What it does not do: the *http.Transport's MaxConnsPerHost and
+// DisableKeepAlives, and httptrace hooks (client-go's timings at -v=6 and
+// above), none of which client-go sets for an API server's connections.
 package http1

@@ -147,11 +147,11 @@ func (t *Transport) CloseIdleConnections() {
 
 // handles reports whether the Transport makes req's exchange itself.
 func (t *Transport) handles(req *http.Request) bool {
-	if t.fallback.Load() || req.URL == nil || req.URL.Host == "" {
-		return false
+	if t.fallback.Load() || req.URL == nil || req.URL.Host == "" || req.Header == nil {
+		return false // net/http says what is wrong
 	}
 	if req.Host != "" && !validHost(req.Host) || !validHost(req.URL.Host) {
-		return false // net/http converts internationalised names, or says what is wrong
+		return false // net/http converts internationalised names, cuts zones, or sends no Host
 	}
 	switch req.URL.Scheme {
 	case "https", "http":
@@ -187,7 +187,11 @@ func (t *Transport) handles(req *http.Request) bool {
 }
 
 // streams reports whether u asks for a response that stays open: a watch
-// (?watch=, or the old /watch/ paths) or a followed log.
+// (?watch=, or the old /watch/ paths) or a followed log. The API server
+// takes any first value but "0" and "false" (in any case) for true, and
+// unescapes the names, as url.ParseQuery does: streams says true at least
+// whenever it would, and for every value of the parameter but exactly
+// those two.
 func streams(u *url.URL) bool {
 	if strings.Contains(u.Path, "/watch/") {
 		return true
@@ -196,6 +200,11 @@ func streams(u *url.URL) bool {
 		var p string
 		p, q, _ = strings.Cut(q, "&")
 		name, value, _ := strings.Cut(p, "=")
+		if strings.ContainsAny(name, "%+") {
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+		}
 		if (name == "watch" || name == "follow") && value != "false" && value != "0" {
 			return true
 		}

@@ -147,14 +147,16 @@ func validValue(v string) bool {
 	return true
 }
 
-// validHost reports whether host may be sent as the Host header: not
-// empty, printable ASCII without spaces.
+// validHost reports whether host may be sent as the Host header as it
+// is: not empty, and of the bytes net/http allows there
+// (httpguts.ValidHostHeader; it sends an empty Host for another) but '%',
+// which starts an IPv6 zone that net/http cuts out of the header.
 func validHost(host string) bool {
 	if host == "" {
 		return false
 	}
 	for i := 0; i < len(host); i++ {
-		if c := host[i]; c <= ' ' || c >= 0x7f || c == '/' {
+		if c := host[i]; c >= 0x80 || !isHost[c] {
 			return false
 		}
 	}
@@ -180,6 +182,21 @@ var isToken = func() (t [128]bool) {
 		t[c-'a'+'A'] = true
 	}
 	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// isHost holds the bytes validHost allows.
+var isHost = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!$&'()*+,-.:;=[]_~" {
 		t[c] = true
 	}
 	return t

@@ -97,13 +97,8 @@ func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
 	if n > maxFrame {
 		return "", nil, fmt.Errorf("protowatch: %s watch event of %d bytes, more than %d", d.kind.name, n, maxFrame)
 	}
-	if cap(d.buf) < int(n) {
-		// Doubling, and never shrinking, keeps a stream of growing objects
-		// from allocating at every event.
-		d.buf = make([]byte, max(int(n), 2*cap(d.buf)))
-	}
-	frame := d.buf[:n]
-	if _, err := io.ReadFull(d.r, frame); err != nil {
+	frame, err := d.frame(int(n))
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
@@ -116,6 +111,32 @@ func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
 	return typ, obj, nil
 }
 
+// minGrowth is the least the frame buffer grows by.
+const minGrowth = 64 << 10
+
+// frame reads the next n bytes into the frame buffer. The buffer grows
+// with the bytes that come, not with the length the header declares, as
+// client-go's does: a header that declares 16 MiB, followed by a few bytes
+// and the end of the stream (or nothing more for a while), costs no 16
+// MiB. Doubling, and never shrinking, keeps a stream of growing objects
+// from allocating at every event.
+func (d *Decoder) frame(n int) ([]byte, error) {
+	b := d.buf[:0]
+	for len(b) < n {
+		if len(b) == cap(b) {
+			grown := make([]byte, len(b), min(n, max(2*cap(b), minGrowth)))
+			copy(grown, b)
+			b, d.buf = grown, grown
+		}
+		m, err := io.ReadFull(d.r, b[len(b):min(n, cap(b))])
+		if err != nil {
+			return nil, err
+		}
+		b = b[:len(b)+m]
+	}
+	return b, nil
+}
+
 // Close closes the stream. Its error is of no use to a watch that ends,
 // and client-go's decoder drops it too.
 func (d *Decoder) Close() { _ = d.body.Close() }
@@ -123,18 +144,25 @@ func (d *Decoder) Close() { _ = d.body.Close() }
 // event decodes a frame: a WatchEvent (1: type, 2: RawExtension {1: an
 // Unknown around the object}).
 func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
-	var typ, ext []byte
+	var typ, inner []byte
 	for len(raw) > 0 {
 		f, err := next(raw)
 		if err != nil {
 			return "", nil, err
 		}
-		if f.wire == wireBytes {
-			switch f.num {
-			case 1:
-				typ = f.val
-			case 2:
-				ext = f.val
+		if err := checkWire(f, 2); err != nil {
+			return "", nil, err
+		}
+		switch f.num {
+		case 1:
+			typ = f.val
+		case 2: // the RawExtension
+			b, err := bytesField(f.val, 1, 1)
+			if err != nil {
+				return "", nil, err
+			}
+			if b != nil {
+				inner = b
 			}
 		}
 		raw = raw[f.size:]
@@ -142,10 +170,6 @@ func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
 	et, ok := eventTypes[string(typ)]
 	if !ok {
 		return "", nil, fmt.Errorf("invalid watch event type %q", typ)
-	}
-	inner, err := bytesField(ext, 1)
-	if err != nil {
-		return "", nil, err
 	}
 	e := d.kind.encodings.Load()
 	keep := e != nil && (et == watch.Added || et == watch.Modified)

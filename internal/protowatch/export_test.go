@@ -5,3 +5,15 @@ func NewEncodingsOf(gen int) *Encodings { return newEncodings(gen) }
 
 // Keep keeps data as the encoding of namespace/name at rv.
 func Keep(e *Encodings, rv, namespace, name string, data []byte) { e.keep(rv, namespace, name, data) }
+
+// FrameBuffer returns the capacity of d's frame buffer.
+func FrameBuffer(d *Decoder) int { return cap(d.buf) }
+
+// MinGrowth is the least the frame buffer grows by.
+const MinGrowth = minGrowth
+
+// UnmarshalWithoutManaged decodes b into obj, a built-in kind, without
+// managedFields, and returns the encoding it keeps.
+func UnmarshalWithoutManaged(obj Object, b []byte) ([]byte, error) {
+	return unmarshalWithoutManaged(obj, metaOf(obj), b, true)
+}

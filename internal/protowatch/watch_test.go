@@ -150,7 +150,7 @@ func TestWatchBrokenStreams(t *testing.T) {
 
 // badObject is a stream whose ConfigMap's bytes are not a ConfigMap: its
 // metadata field says 5 bytes and has 2.
-func badObject(t *testing.T) []byte {
+func badObject(t testing.TB) []byte {
 	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, Raw: []byte{0x0a, 5, 1, 2}}
 	b, err := u.Marshal()
 	if err != nil {
