@@ -103,8 +103,8 @@ func WithKubeconfigContext(name string) LoadOption {
 // Validate is an error of LoadConfig.
 func WithThrottle(t Throttle) LoadOption { return func(o *loadOptions) { o.throttle = t } }
 
-// RegisterFlags defines --kubeconfig and --context on fs and returns the
-// LoadOption that applies their values, read when LoadConfig runs (so after
+// RegisterFlags defines --kubeconfig and --context on fs (flag.CommandLine
+// when fs is nil, as manager.RegisterFlags) and returns the LoadOption that applies their values, read when LoadConfig runs (so after
 // fs.Parse):
 //
 //	kubeconfig := cluster.RegisterFlags(flag.CommandLine)
@@ -114,6 +114,9 @@ func WithThrottle(t Throttle) LoadOption { return func(o *loadOptions) { o.throt
 // With another flag library, pass its values to WithKubeconfig and
 // WithKubeconfigContext.
 func RegisterFlags(fs *flag.FlagSet) LoadOption {
+	if fs == nil {
+		fs = flag.CommandLine
+	}
 	path := fs.String("kubeconfig", "", "path to a kubeconfig file; default $KUBECONFIG, the in-cluster config, or ~/.kube/config")
 	context := fs.String("context", "", "the kubeconfig context to use; default its current-context")
 	return func(o *loadOptions) {
