@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/steadyctl/steady/serving"
 )
 
 // The manager's HTTP endpoints, in the order of Manager.addrs.
@@ -96,7 +96,7 @@ func (m *Manager) serve() (*servers, error) {
 			}
 			ln, h = pln, ph
 		}
-		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: serverLog(m.log)}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ErrorLog: serving.ErrorLog(m.log)}
 		s.list = append(s.list, srv)
 		m.mu.Lock()
 		m.addrs[ep.slot] = ln.Addr().String()
@@ -120,18 +120,4 @@ func (s *servers) shutdown(log logr.Logger) {
 		}
 	}
 	s.wg.Wait()
-}
-
-// serverLog routes an http.Server's own complaints (failed TLS handshakes,
-// a client speaking plain HTTP to the TLS port) to log at V(1): they are
-// the clients' faults, not the operator's.
-func serverLog(l logr.Logger) *log.Logger {
-	return log.New(logWriter{l.V(1)}, "", 0)
-}
-
-type logWriter struct{ l logr.Logger }
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.l.Info("HTTP server", "message", strings.TrimSpace(string(p)))
-	return len(p), nil
 }

@@ -2,13 +2,9 @@ package webhook
 
 import (
 	"fmt"
-	"log"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
-
-	"github.com/go-logr/logr"
 )
 
 // readHeaderTimeout bounds how long a connection may take to send a
@@ -71,16 +67,3 @@ func (r *statusRecorder) Write(p []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection's writer.
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-// serverLog routes the http.Server's own complaints (failed handshakes, a
-// client speaking plain HTTP) to log at V(1): they are the clients' faults.
-func serverLog(l logr.Logger) *log.Logger {
-	return log.New(logWriter{l.V(1)}, "", 0)
-}
-
-type logWriter struct{ l logr.Logger }
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.l.Info("Webhook HTTP server", "message", strings.TrimSpace(string(p)))
-	return len(p), nil
-}

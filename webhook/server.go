@@ -138,7 +138,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Handler:           mux,
 		TLSConfig:         &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: get},
 		ReadHeaderTimeout: readHeaderTimeout,
-		ErrorLog:          serverLog(s.opts.log),
+		ErrorLog:          serving.ErrorLog(s.opts.log),
 		Protocols:         new(http.Protocols),
 	}
 	srv.Protocols.SetHTTP1(true)
