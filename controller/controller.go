@@ -10,6 +10,7 @@ import (
 
 	"github.com/steadyctl/steady/handler"
 	"github.com/steadyctl/steady/informer"
+	"github.com/steadyctl/steady/internal/observe"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/workqueue"
 )
@@ -77,6 +78,10 @@ func (c *Controller) Start(ctx context.Context) error {
 		return fmt.Errorf("controller %s: started twice", c.name)
 	}
 	c.started = true
+	hooks := observe.From(ctx)
+	if hooks != nil && hooks.ReadYourWritesBound > 0 {
+		c.opts.readYourWritesWait = min(c.opts.readYourWritesWait, hooks.ReadYourWritesBound)
+	}
 	c.queue = c.newQueue()
 	defer c.queue.ShutDown()
 	if c.opts.readYourWrites || c.opts.dropEchoes || c.opts.priority {
@@ -89,7 +94,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		q = stampedQueue{q: c.queue, times: c.times}
 	}
 	c.q, c.attachCtx = q, ctx
-	c.stages = c.newStages()
+	c.stages = c.newStages(hooks)
 	defer c.detachAll()
 	sources := make([]informer.Syncer, 0, len(c.watches))
 	for _, w := range c.watches {
@@ -107,6 +112,9 @@ func (c *Controller) Start(ctx context.Context) error {
 	c.log.Info("starting workers", "workers", c.opts.workers)
 	if m := c.opts.reconcileMetrics; m != nil {
 		m.Started(c.name, c.opts.workers)
+	}
+	if hooks != nil && hooks.Started != nil {
+		hooks.Started(c.name, c.queue.Add, c.queue.pending)
 	}
 	var wg sync.WaitGroup
 	if c.shard != nil {

@@ -144,3 +144,18 @@ func (q *queue) ShutDown() {
 	}
 	q.pq.ShutDown()
 }
+
+// pending counts the requests queued and those held for their caches
+// (WithReadYourWrites), for a test that waits for the controller to settle.
+func (q *queue) pending() int {
+	n := 0
+	if q.pq == nil {
+		n = q.rq.Len()
+	} else {
+		n = q.pq.Len()
+	}
+	if q.gate != nil {
+		n += q.gate.held()
+	}
+	return n
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/steadyctl/steady/internal/observe"
 	"github.com/steadyctl/steady/reconcile"
 	"github.com/steadyctl/steady/writes"
 )
@@ -46,13 +47,17 @@ type stage interface {
 	after(r *attempt)
 }
 
-// newStages returns the stages of c's features, outermost first: the ring
-// of a sharded controller, the reconcile metrics, the reasons, and the
-// write gate with the reconcile's own writes, which must be innermost so
-// that the gate's put-off echoes are queued before the shard is told
-// whether the request comes back.
-func (c *Controller) newStages() []stage {
+// newStages returns the stages of c's features, outermost first: the hooks
+// of a test that observes the controller, the ring of a sharded
+// controller, the reconcile metrics, the reasons, and the write gate with
+// the reconcile's own writes, which must be innermost so that the gate's
+// put-off echoes are queued before the shard is told whether the request
+// comes back.
+func (c *Controller) newStages(hooks *observe.Hooks) []stage {
 	var stages []stage
+	if hooks != nil {
+		stages = append(stages, observeStage{c: c, h: hooks})
+	}
 	if c.shard != nil {
 		stages = append(stages, shardStage{c})
 	}
@@ -64,6 +69,27 @@ func (c *Controller) newStages() []stage {
 		stages = append(stages, writesStage{c})
 	}
 	return stages
+}
+
+// observeStage tells a test's hooks of each reconcile (package
+// internal/observe) and marks its context, so that the test knows which
+// reconcile made each request.
+type observeStage struct {
+	c *Controller
+	h *observe.Hooks
+}
+
+func (s observeStage) before(r *attempt) {
+	r.ctx = observe.ContextWithReconcile(r.ctx, observe.Reconcile{Controller: s.c.name, Request: r.req})
+	if s.h.Begin != nil {
+		s.h.Begin(s.c.name, r.req)
+	}
+}
+
+func (s observeStage) after(r *attempt) {
+	if s.h.End != nil {
+		s.h.End(s.c.name, r.req, r.result, r.err)
+	}
 }
 
 // shardStage ends a sharded controller's hold on the request's place on

@@ -413,3 +413,16 @@ func (g *writeGate) close() {
 
 // count records how many echoes and flights are tracked; g.mu is held.
 func (g *writeGate) count() { g.tracked.Store(int32(len(g.echoes) + len(g.flights))) }
+
+// held counts the requests put back to wait for their caches.
+func (g *writeGate) held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, p := range g.pending {
+		if p.waiting {
+			n++
+		}
+	}
+	return n
+}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/client"
+	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object"
 	"github.com/steadyctl/steady/testenv"
@@ -33,7 +34,8 @@ type Env struct {
 	// Manager is the running manager that setup wired the controllers into.
 	Manager *manager.Manager
 
-	t testing.TB
+	t       testing.TB
+	clients *informer.Factory // what Client reads from under Explore; nil: the manager's
 }
 
 // stopTimeout bounds the wait for a manager to stop at the end of a test:
@@ -111,52 +113,67 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	if err := o.check(); err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
+	if o.explore != nil {
+		t.Fatalf("operatortest: %s applies to Explore only", o.explore.first)
+	}
 	log := newTestLog(t, o.logVerbosity)
 	t.Cleanup(log.close) // after the manager has stopped: cleanups run last-in first-out
 	mopts := append([]manager.Option{manager.WithNamespace(e.Namespace), manager.WithLogger(log.logger())}, o.managerOpts...)
-	mgr, err := manager.New(e.Config, mopts...)
+	r, err := launch(context.Background(), e.Config, mopts, setup)
+	if r != nil {
+		e.Manager = r.mgr
+		t.Cleanup(func() {
+			if err := r.stop(); err != nil {
+				t.Errorf("operatortest: the manager of namespace %s: %v", e.Namespace, err)
+			}
+		})
+	}
 	if err != nil {
 		t.Fatalf("operatortest: %v", err)
 	}
-	e.Manager = mgr
+}
+
+// running is a started manager.
+type running struct {
+	mgr      *manager.Manager
+	cancel   context.CancelFunc
+	stopped  chan struct{}
+	err      error // what Start returned, once stopped is closed
+	reported bool  // err was returned by launch already
+}
+
+// launch makes a manager for cfg with mopts, calls setup with it, starts it
+// with ctx's values and waits until it runs and its caches have synced. A
+// non-nil running must be stopped, even with an error.
+func launch(ctx context.Context, cfg *rest.Config, mopts []manager.Option, setup func(*manager.Manager) error) (*running, error) {
+	mgr, err := manager.New(cfg, mopts...)
+	if err != nil {
+		return nil, err
+	}
 	if setup != nil {
 		if err := setup(mgr); err != nil {
-			t.Fatalf("operatortest: setup: %v", err)
+			return nil, fmt.Errorf("setup: %w", err)
 		}
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan struct{})
-	var startErr error
-	reported := false // the manager stopped at start, and t has been told
+	ctx, cancel := context.WithCancel(ctx)
+	r := &running{mgr: mgr, cancel: cancel, stopped: make(chan struct{})}
 	go func() {
-		defer close(stopped)
-		startErr = mgr.Start(ctx)
+		defer close(r.stopped)
+		r.err = mgr.Start(ctx)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-stopped:
-			if startErr != nil && !reported {
-				t.Errorf("operatortest: the manager of namespace %s: %v", e.Namespace, startErr)
-			}
-		case <-time.After(stopTimeout):
-			t.Errorf("operatortest: the manager of namespace %s did not stop within %v", e.Namespace, stopTimeout)
-		}
-	})
 
 	// Elected: the manager has opened its servers, started its caches and
 	// launched its controllers (and won the election, if it holds one).
 	// Then every informer the controllers use exists, and the wait for
 	// their first lists covers them all.
-	fail := func() {
-		reported = true
-		t.Fatalf("operatortest: the manager stopped as it started: %v", startErr)
+	failed := func() error {
+		r.reported = true
+		return fmt.Errorf("the manager stopped as it started: %v", r.err)
 	}
 	select {
 	case <-mgr.Elected():
-	case <-stopped:
-		fail()
+	case <-r.stopped:
+		return r, failed()
 	}
 	f := mgr.Factory()
 	syncCtx, cancelSync := context.WithTimeout(ctx, f.CacheSyncTimeout())
@@ -166,12 +183,28 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 	select {
 	case err := <-synced:
 		if err != nil {
-			t.Fatalf("operatortest: the manager's caches did not sync: %v", err)
+			return r, fmt.Errorf("the manager's caches did not sync: %w", err)
 		}
-	case <-stopped:
+	case <-r.stopped:
 		cancelSync()
 		<-synced
-		fail()
+		return r, failed()
+	}
+	return r, nil
+}
+
+// stop cancels the manager and waits for it, at most stopTimeout, and
+// returns what Start returned unless launch has reported it.
+func (r *running) stop() error {
+	r.cancel()
+	select {
+	case <-r.stopped:
+		if r.reported {
+			return nil
+		}
+		return r.err
+	case <-time.After(stopTimeout):
+		return fmt.Errorf("the manager did not stop within %v", stopTimeout)
 	}
 }
 
@@ -181,7 +214,11 @@ func (e *Env) start(setup func(*manager.Manager) error, o *options) {
 // manager's scheme.
 func Client[T object.Object](e *Env) *client.Client[T] {
 	e.t.Helper()
-	c, err := client.For[T](e.Manager.Factory(), "")
+	f := e.clients
+	if f == nil {
+		f = e.Manager.Factory()
+	}
+	c, err := client.For[T](f, "")
 	if err != nil {
 		e.t.Fatalf("operatortest: %v", err)
 	}
@@ -212,6 +249,7 @@ type options struct {
 	crds         []*unstructured.Unstructured
 	crdFiles     []string
 	logVerbosity int
+	explore      *exploreOptions // set by the options of Explore only
 }
 
 func newOptions(opts []Option) *options {
