@@ -112,5 +112,138 @@
 // controller empties a deleted namespace (it stays Terminating, refusing
 // new objects, until the control plane stops), and no Deployment gets
 // ReplicaSets or Pods. A test that needs those plays their part, as
-// examples/foo plays the deployment controller.
+// examples/foo plays the deployment controller.//
+// # Exploring faults
+//
+// The bugs that hurt operators in production are rarely in what a
+// reconcile computes; they are in what happens around it: the process
+// dies between two writes, a cache is behind the server, a deletion
+// happens while the controller is down, another writer changes an object
+// between the controller's read and its write. Explore finds them by
+// running an ordinary test many times under such faults, chosen from what
+// the controllers did, and failing when a run ends differently:
+//
+//	func steps(t testing.TB, env *operatortest.Env) { ... } // the body of an ordinary test
+//
+//	func TestRecordsGeneration(t *testing.T) { steps(t, operatortest.New(t, setupWithManager)) }
+//
+//	func TestRecordsGenerationUnderFaults(t *testing.T) {
+//		operatortest.Explore(t, setupWithManager, steps)
+//	}
+//
+// First the steps run unperturbed, in t, with a fresh namespace and
+// manager, and every write the manager and the test make is recorded:
+// its verb, object, the controller and request whose reconcile made it.
+// Then each perturbation is a subtest, with a namespace and managers of
+// its own, named by its fault and the write it is keyed to, so that the
+// names, and the failures, are the same in every run of the test:
+//
+//   - crash@w: the manager crashes right after write w lands: from that
+//     instant nothing it sends reaches the API server (so no clean
+//     shutdown, no lease released), and a fresh manager starts at once.
+//     It finds the intermediate state between two writes.
+//   - down@w..s: the manager crashes after its last write w before the
+//     test's write s, and the fresh one starts only once s has landed. It
+//     finds a change the controllers never see happen: a deletion a
+//     cleanup waited for, an update whose old value lived in memory.
+//   - stale@w: the manager's watches of w's kind are held back from just
+//     before w, for longer than read-your-writes waits (the events arrive
+//     late, in order). It finds decisions taken from a cache that is behind.
+//   - unobserved@w: the watches of w's kind are held back from w until
+//     the object's next write has landed, then cut and answered 410 Gone,
+//     as after a compaction, so the informer relists and the version in
+//     between is never delivered.
+//   - conflict@w: before the manager's update or patch w is sent, another
+//     writer sets the annotation explore.steady.dev/other-writer on the
+//     object. The update must conflict (409) or keep the change.
+//   - error@w, timeout@w, throttle@w: w is answered 500 without being
+//     applied; applied and answered 504, as when the answer is lost; or
+//     answered 429 with Retry-After (the first write of each verb and kind).
+//   - restart@s: as the test's write s lands, the API server goes away
+//     for a moment: every watch is cut and new requests are refused.
+//
+// A run fails (its subtest does) when:
+//
+//   - the test's own checks fail: a testenv.Eventually that times out, a
+//     t.Fatal; the steps get a testing.TB that keeps these for the report;
+//   - it does not settle within WithSettleTimeout after the steps: some
+//     request is still queued, in progress, waiting for its caches or
+//     failing, or the manager keeps writing;
+//   - it is not idempotent: once settled, every request the run reconciled
+//     is queued once more, and any write that lands fails the run;
+//   - its end state differs from the unperturbed run's: every object
+//     written in the run, read back from the API server, compared without
+//     what differs by itself (uids, resourceVersions, generations,
+//     managedFields, timestamps, the names the server generated, the
+//     namespace) and without the fields of WithIgnoredFields;
+//   - the other writer's annotation is gone from an object that was not
+//     deleted since;
+//   - an invariant of WithInvariant is broken after some reconcile: "never
+//     two children for one parent".
+//
+// The unperturbed run is held to the same oracles, so a controller that
+// never stops writing fails before any fault is made.
+//
+// A failure says what was done and what went wrong, lists the run's writes
+// beside the unperturbed run's, ends with the run's last log lines, and
+// gives the command that replays it alone:
+//
+//	perturbation down@create:configmaps:p-child..delete:configmaps:p: crashed the manager right
+//	after write 2 of 3 (create configmaps "p-child" by controller "parents" reconciling
+//	ns/p); a fresh one started only after write 3 (delete configmaps "p" by the test) had landed
+//	the test's own checks failed:
+//		timed out after 10s waiting for p's child to be deleted: p-child still exists
+//	replay: go test -run '^TestCleanup$/^down@create:configmaps:p-child\.\.delete:configmaps:p$' -count=1 ./internal/controller
+//
+// A perturbation whose write did not happen in its run is skipped, not
+// failed. Runs go WithParallelism at a time until WithBudget is spent;
+// WithFaults restricts the classes.
+//
+// # Writing a test to explore
+//
+// setup is called for every manager Explore starts, crashes included, so
+// it must make all of the controllers' state itself, as main would: state
+// shared with the test from outside setup survives a "crash" that a real
+// process would not. The steps read through Client, whose cache is the
+// test's own under Explore and outlives the managers that crash, or
+// through env.Clientset; Env.Manager is the run's first manager only.
+// Checks should state what must eventually hold, not how many times
+// something ran. A manager not restricted to the test's namespace (one
+// given manager.WithNamespace("")) sees the other runs' objects: give
+// such a test WithParallelism(1).
+//
+// The faults are made on the manager's side of the wire: its requests go
+// through a transport that records, holds back, refuses or answers them,
+// while the API server and etcd are the real ones, shared by all runs.
+// Compacting the shared etcd or restarting the shared API server would
+// disturb every other run, so the 410 of unobserved@ and the outage of
+// restart@ are answered to the one manager, as it would see them. In
+// explored runs the controllers' read-your-writes bound is lowered to one
+// second (controller.WithReadYourWritesTimeout), so that a watch held a
+// little longer is behind it. Events and Leases are written in the
+// background and are neither counted nor compared; with leader election,
+// a fresh manager waits for the crashed one's lease to expire.
+//
+// # What steady prevents, and what it cannot
+//
+// Some of the bugs such exploration finds elsewhere cannot happen with
+// steady's defaults. A reconcile's reads show its own writes, and the
+// controller holds a request until its caches show the last reconcile's
+// writes, so a controller does not create a second child because its
+// cache missed the first (until the cache lags longer than that bound,
+// which stale@ makes happen). A manager's first list is a consistent
+// read, so a restarted operator never starts from a state older than the
+// one it crashed in (the "time travel" of kubernetes#59848); Explore
+// does not make that fault, which steady's reflector rules out. A relist
+// after 410 delivers the deletions it finds.
+//
+// What no framework can prevent is in the controller's own logic: state
+// kept in memory, which a restart loses; a cleanup that waits for a
+// deletion event instead of holding a finalizer; a sequence of writes
+// whose middle a restart cannot resume from; an update built from
+// scratch, which drops what other writers added; a decision that trusts a
+// cache that can be behind; a status that is written on every reconcile
+// and so brings the object back for ever. The tests of this package show
+// one operator of each, passing an ordinary test and failing Explore, and
+// its corrected twin passing both.
 package operatortest

@@ -2,6 +2,7 @@ package operatortest_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -72,6 +73,49 @@ func newDeployment(namespace, name string) *appsv1.Deployment {
 			},
 		},
 	}
+}
+
+// recordsGeneration is the body of a test, shared by an ordinary test and
+// an explored one: web's status records each generation of its spec.
+func recordsGeneration(t testing.TB, env *operatortest.Env) {
+	deployments := operatortest.Client[*appsv1.Deployment](env)
+	if _, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web")); err != nil {
+		t.Fatal(err)
+	}
+	observed := func(gen int64) func() bool {
+		return func() bool {
+			d, err := deployments.Live().Get(t.Context(), env.Namespace, "web")
+			return err == nil && d.Generation == gen && d.Status.ObservedGeneration == gen
+		}
+	}
+	testenv.Eventually(t, 10*time.Second, "generation 1 to be recorded", observed(1))
+	if _, err := deployments.Modify(t.Context(), env.Namespace, "web", func(d *appsv1.Deployment) error {
+		d.Spec.Template.Labels["version"] = "2"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "generation 2 to be recorded", observed(2))
+}
+
+// ExTestRecordsGenerationUnderFaults runs the same steps under every fault
+// Explore makes, with an invariant checked after each reconcile. (If this
+// were a real test, it would be named TestRecordsGenerationUnderFaults.)
+func ExTestRecordsGenerationUnderFaults(t *testing.T) {
+	operatortest.Explore(t, setupWithManager, recordsGeneration,
+		operatortest.WithInvariant("observedGeneration never runs ahead", func(ctx context.Context, env *operatortest.Env) error {
+			d, err := operatortest.Client[*appsv1.Deployment](env).Live().Get(ctx, env.Namespace, "web")
+			if err == nil && d.Status.ObservedGeneration > d.Generation {
+				return fmt.Errorf("observedGeneration %d, generation %d", d.Status.ObservedGeneration, d.Generation)
+			}
+			return client.IgnoreNotFound(err)
+		}))
+}
+
+func ExampleExplore() {
+	// Explore needs the *testing.T of a test: see
+	// ExTestRecordsGenerationUnderFaults, which this package's
+	// TestExploreExample runs.
 }
 
 func ExampleNew() {

@@ -82,10 +82,10 @@ func protoName(body []byte) (objectName, error) {
 }
 
 // protoField returns the last length-delimited field num of a message, as
-// protobuf's merge rule makes the last one win.
+// protobuf's merge rule makes the last one win; an absent one is empty, as
+// protobuf's defaults make it.
 func protoField(msg []byte, num protowire.Number) ([]byte, error) {
 	var out []byte
-	found := false
 	for len(msg) > 0 {
 		n, typ, size := protowire.ConsumeField(msg)
 		if size < 0 {
@@ -94,12 +94,8 @@ func protoField(msg []byte, num protowire.Number) ([]byte, error) {
 		if n == num && typ == protowire.BytesType {
 			_, _, tl := protowire.ConsumeTag(msg)
 			out, _ = protowire.ConsumeBytes(msg[tl:])
-			found = true
 		}
 		msg = msg[size:]
-	}
-	if !found {
-		return nil, fmt.Errorf("no field %d", num)
 	}
 	return out, nil
 }

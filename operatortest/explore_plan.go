@@ -57,7 +57,7 @@ type perturbation struct {
 	at    *write // the write it is keyed to, in the reference run
 	until *write // FaultDown, FaultUnobserved: the write that ends it
 	kind  string // FaultStale, FaultUnobserved: whose watches are held
-	of    int    // how many writes the reference run made
+	of    int    // how many writes the reference run sent
 }
 
 func (p *perturbation) atID() string { return p.at.id }
@@ -112,10 +112,9 @@ func plan(ref []*write, watched map[string]bool, only map[Fault]bool) []*perturb
 			mgr = append(mgr, w)
 		}
 	}
-	landed := len(mgr) + len(steps)
 	byFault := map[Fault][]*perturbation{}
 	add := func(p *perturbation) {
-		p.of = landed
+		p.of = len(ref)
 		byFault[p.fault] = append(byFault[p.fault], p)
 	}
 	firstOf := map[string]bool{}

@@ -72,6 +72,9 @@ func (e *exploration) run(p *perturbation) *outcome {
 	defer func() { out.took = time.Since(start) }()
 	r := &runner{e: e, rt: rt, out: out}
 	r.run()
+	if r.s != nil {
+		out.writes = r.s.log()
+	}
 	rt.finish()
 	failures, lines := rt.report()
 	if len(failures) > 0 {
@@ -150,7 +153,7 @@ func (r *runner) run() {
 		return
 	}
 	r.idempotent()
-	r.out.writes, r.out.watched = r.s.log(), r.s.kindsWatched()
+	r.out.watched = r.s.kindsWatched()
 	r.out.state, r.out.raw, err = readEnd(ctx, r.s, ns, e.x.ignored)
 	if err != nil {
 		r.fail("reading the end state: %v", err)

@@ -3,6 +3,7 @@ package operatortest_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -75,18 +76,57 @@ func TestExploreCorrectOperator(t *testing.T) {
 
 // Each buggy operator fails exploration, and its corrected twin passes.
 func TestExploreFindsEachBug(t *testing.T) {
+	// The never-settling operator fails at the bound; the others settle
+	// in well under a second.
+	settle := operatortest.WithSettleTimeout(8 * time.Second)
 	for _, c := range buggyCases {
 		t.Run(c.name, func(t *testing.T) {
-			buggy := operatortest.Findings(t, c.buggy, c.scenario, nil)
+			t.Parallel()
+			buggy := operatortest.Findings(t, c.buggy, c.scenario, nil, settle)
 			if len(buggy) == 0 {
 				t.Errorf("the buggy operator passed exploration")
 			}
 			for name, f := range buggy {
 				t.Logf("buggy: %s: %s", name, f[0])
 			}
-			for name, f := range operatortest.Findings(t, c.fixed, c.scenario, nil) {
+			for name, f := range operatortest.Findings(t, c.fixed, c.scenario, nil, settle) {
 				t.Errorf("the fixed operator failed %s:\n%s", name, strings.Join(f, "\n"))
 			}
 		})
 	}
+}
+
+// A failure's replay reproduces it every time: the perturbation is keyed
+// to a write, not to a moment.
+func TestExploreReplayReproduces(t *testing.T) {
+	c := buggyCases[3] // unconditional-overwrite: found by its end state, without a timeout
+	const name = "conflict@update:configmaps:p-child"
+	for i := range 10 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			t.Parallel()
+			found := operatortest.Findings(t, c.buggy, c.scenario, func(n string) bool { return n == name })
+			if len(found[name]) == 0 || !strings.Contains(found[name][0], "another writer's change was lost") {
+				t.Errorf("replaying %s found %q", name, found)
+			}
+		})
+	}
+}
+
+// TestExploreBuggy explores the buggy operator named by
+// $STEADY_EXPLORE_BUGGY (a name of buggyCases), to show Explore's reports
+// and check their replay commands by hand:
+//
+//	STEADY_EXPLORE_BUGGY=finalizerless-cleanup go test -run TestExploreBuggy -v ./operatortest
+func TestExploreBuggy(t *testing.T) {
+	name := os.Getenv("STEADY_EXPLORE_BUGGY")
+	if name == "" {
+		t.Skip("set STEADY_EXPLORE_BUGGY to a buggy case's name")
+	}
+	for _, c := range buggyCases {
+		if c.name == name {
+			operatortest.Explore(t, c.buggy, c.scenario)
+			return
+		}
+	}
+	t.Fatalf("no buggy case named %q", name)
 }

@@ -25,6 +25,8 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // The package example, run.
 func TestExample(t *testing.T) { ExTestRecordsGeneration(t) }
 
+func TestExploreExample(t *testing.T) { ExTestRecordsGenerationUnderFaults(t) }
+
 // stopWatch is a runnable that records that the manager stopped it.
 type stopWatch struct{ stopped atomic.Bool }
 

@@ -24,14 +24,27 @@ import (
 // reaches the Foo's; a new image reaches the Deployment; deleting the Foo
 // deletes the Deployment.
 func TestReconcilerLifecycle(t *testing.T) {
+	setup, opts := controllerAlone(t)
+	reconcilerLifecycle(t, operatortest.New(t, setup, opts...))
+}
+
+// controllerAlone returns the wiring of the Foo controller without
+// webhooks, which makes a fresh reconciler for every manager, and the
+// options that install the CRD and register Foo's scheme.
+func controllerAlone(t testing.TB) (func(*manager.Manager) error, []operatortest.Option) {
 	scheme, err := newScheme()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := operatortest.New(t, func(mgr *manager.Manager) error {
+	wire := func(mgr *manager.Manager) error {
 		_, err := setup(mgr, scheme, io.Discard)
 		return err
-	}, operatortest.WithCRDs(fooCRD("")), operatortest.WithManagerOptions(manager.WithScheme(scheme)))
+	}
+	return wire, []operatortest.Option{operatortest.WithCRDs(fooCRD("")), operatortest.WithManagerOptions(manager.WithScheme(scheme))}
+}
+
+// reconcilerLifecycle is the story of TestReconcilerLifecycle.
+func reconcilerLifecycle(t testing.TB, env *operatortest.Env) {
 	foos, deployments := operatortest.Client[*v1beta1.Foo](env), operatortest.Client[*appsv1.Deployment](env)
 
 	foo := &v1beta1.Foo{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace, Name: "shop"},

@@ -23,13 +23,26 @@ import (
 // bring it back.
 func TestReconcilerRecordsEachGeneration(t *testing.T) {
 	r := &reconciler{out: io.Discard}
-	env := operatortest.New(t, func(mgr *manager.Manager) (err error) {
-		if r.deployments, err = client.For[*appsv1.Deployment](mgr.Factory(), ""); err != nil {
-			return err
-		}
-		return builder.ControllerManagedBy(mgr).
-			For(builder.Kind(&appsv1.Deployment{}, predicate.GenerationChanged[*appsv1.Deployment]())).Complete(r)
-	})
+	env := operatortest.New(t, func(mgr *manager.Manager) error { return wireRecorder(mgr, r) })
+	recordsEachGeneration(t, env)
+	if n := r.count.Load(); n != 2 {
+		t.Errorf("%d reconciles for 2 spec versions, want 2: the status writes are filtered out", n)
+	}
+}
+
+// wireRecorder wires r into mgr as the story's first controller, behind
+// GenerationChanged.
+func wireRecorder(mgr *manager.Manager, r *reconciler) (err error) {
+	if r.deployments, err = client.For[*appsv1.Deployment](mgr.Factory(), ""); err != nil {
+		return err
+	}
+	return builder.ControllerManagedBy(mgr).
+		For(builder.Kind(&appsv1.Deployment{}, predicate.GenerationChanged[*appsv1.Deployment]())).Complete(r)
+}
+
+// recordsEachGeneration creates a Deployment, scales it, and checks that
+// the status records each generation.
+func recordsEachGeneration(t testing.TB, env *operatortest.Env) {
 	deployments := operatortest.Client[*appsv1.Deployment](env)
 	d := newDeployment("web")
 	d.Namespace = env.Namespace
@@ -53,7 +66,4 @@ func TestReconcilerRecordsEachGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 10*time.Second, "generation 2 to be recorded", observed(2))
-	if n := r.count.Load(); n != 2 {
-		t.Errorf("%d reconciles for 2 spec versions, want 2: the status writes are filtered out", n)
-	}
 }
