@@ -108,7 +108,7 @@ func newClient[T object.Object](f *informer.Factory, gvk schema.GroupVersionKind
 		started:    f.Started(),
 	}
 	if a.form == formTyped {
-		cl.proto = newProtoWire[T](gvk, rc, c.ProtobufFor(gvk.GroupVersion()))
+		cl.proto = newProtoWire[T](gvk, rc, c.FastPaths() && c.ProtobufFor(gvk.GroupVersion()))
 	}
 	if f.Kind(gvk.GroupKind()).Uncached {
 		if cl.scope, err = f.NamespacesFor(gvk, namespace); err != nil {

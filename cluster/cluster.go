@@ -24,6 +24,7 @@ type Cluster struct {
 	http   *http.Client // every client's; see transport.go
 	scheme *runtime.Scheme
 	cbor   bool // see WithCBOR
+	fast   bool // see WithFastPaths
 	codecs runtime.NegotiatedSerializer
 	params runtime.ParameterCodec
 	mapper meta.ResettableRESTMapper
@@ -38,9 +39,11 @@ type Cluster struct {
 type Option func(*options)
 
 type options struct {
-	scheme *runtime.Scheme
-	cbor   bool
-	http2  bool
+	scheme         *runtime.Scheme
+	cbor           bool
+	http2          bool
+	fastPaths      bool
+	fastPathsGiven bool
 }
 
 // WithScheme sets the scheme that maps Go types to kinds. Without it the
@@ -67,7 +70,10 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	if o.scheme == nil {
 		return nil, fmt.Errorf("cluster: WithScheme(nil)")
 	}
-	hc, err := newHTTPClient(cfg, o.http2)
+	if !o.fastPathsGiven {
+		o.fastPaths = fastPathsDefault()
+	}
+	hc, err := newHTTPClient(cfg, o.http2, o.fastPaths)
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +94,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 		http:   hc,
 		scheme: o.scheme,
 		cbor:   o.cbor,
+		fast:   o.fastPaths,
 		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
 		params: runtime.NewParameterCodec(o.scheme),
 		mapper: mapper,

@@ -23,7 +23,7 @@ func TestKeepAliveDialerSetsSocketOptions(t *testing.T) {
 			_, _ = c.Read(make([]byte, 1)) // until the client closes
 		}
 	}()
-	cfg := transportConfig(&rest.Config{}, false)
+	cfg := transportConfig(&rest.Config{}, false, true)
 	conn, err := cfg.Dial(context.Background(), "tcp", l.Addr().String())
 	if err != nil {
 		t.Fatal(err)

@@ -51,7 +51,7 @@ const (
 // (unless cfg has its own Dial), a pool sized for concurrent writers, and
 // an idle timeout shorter than the server's. A config with its own
 // Transport is used as given.
-func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
+func transportConfig(cfg *rest.Config, http2, fast bool) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.Transport != nil {
 		return cfg
@@ -74,6 +74,9 @@ func transportConfig(cfg *rest.Config, http2 bool) *rest.Config {
 			Control: controlSocket,
 		}
 		cfg.Dial = d.DialContext
+	}
+	if !fast {
+		return cfg // net/http's transport, with the pool and keepalives above
 	}
 	// The synchronous transport goes right above client-go's transport,
 	// under the config's own wrappers, which still see every request.
@@ -109,8 +112,8 @@ func synchronous(rt http.RoundTripper) http.RoundTripper {
 // through, so that they share one pool of connections. Its transport sets
 // the requests' User-Agent (client-go's default unless cfg names one), as
 // each client's own transport did.
-func newHTTPClient(cfg *rest.Config, http2 bool) (*http.Client, error) {
-	cfg = transportConfig(cfg, http2)
+func newHTTPClient(cfg *rest.Config, http2, fast bool) (*http.Client, error) {
+	cfg = transportConfig(cfg, http2, fast)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
 	}

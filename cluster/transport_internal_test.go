@@ -34,7 +34,7 @@ func TestTransportConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := rest.CopyConfig(&tc.cfg)
-			got := transportConfig(in, tc.http2)
+			got := transportConfig(in, tc.http2, true)
 			if !reflect.DeepEqual(in.NextProtos, tc.cfg.NextProtos) || (in.Dial == nil) != (tc.cfg.Dial == nil) || in.WrapTransport != nil {
 				t.Fatal("transportConfig changed the config it was given")
 			}

@@ -114,7 +114,7 @@ func (c *Controller) Start(ctx context.Context) error {
 		m.Started(c.name, c.opts.workers)
 	}
 	if hooks != nil && hooks.Started != nil {
-		hooks.Started(c.name, c.queue.Add, c.queue.pending)
+		hooks.Started(c.name, c.queue.Add, c.pending)
 	}
 	var wg sync.WaitGroup
 	if c.shard != nil {
@@ -140,4 +140,17 @@ func (c *Controller) waitForSync(ctx context.Context, sources []informer.Syncer)
 		return fmt.Errorf("controller %s: after %s: %w", c.name, c.opts.cacheSyncTimeout, err)
 	}
 	return nil
+}
+
+// pending counts the requests queued, held for their caches, or parked
+// until the ring lets this replica reconcile them, for a test that waits
+// for the controller to settle.
+func (c *Controller) pending() int {
+	n := c.queue.pending()
+	if c.shard != nil {
+		c.shard.mu.Lock()
+		n += len(c.shard.parked)
+		c.shard.mu.Unlock()
+	}
+	return n
 }

@@ -37,6 +37,7 @@ type Cache[T object.Object] struct {
 	items    map[string]T     // the shared form; empty when compact
 	compact  *compactStore[T] // the compact form, or nil
 	onError  func(error)      // reports a compact entry that fails to decode
+	copies   bool             // reads of the shared form return deep copies
 	indexes  map[string]*index[T]
 	syncedRV string // the resourceVersion the contents reflect, when filled through Indexer
 	// rv, when set, owns the answer instead: an informer's FIFO knows which
@@ -160,6 +161,9 @@ func (c *Cache[T]) GetByKey(key string) (T, bool) {
 	}
 	obj, ok := c.items[key]
 	c.mu.RUnlock()
+	if ok && c.copies {
+		obj = obj.DeepCopyObject().(T)
+	}
 	return obj, ok
 }
 
@@ -194,7 +198,17 @@ func (c *Cache[T]) List() []T {
 	for _, obj := range c.items {
 		out = append(out, obj)
 	}
-	return out
+	return c.copied(out)
+}
+
+// copied returns objs, deep-copied if the cache's reads return copies.
+func (c *Cache[T]) copied(objs []T) []T {
+	if c.copies {
+		for i, obj := range objs {
+			objs[i] = obj.DeepCopyObject().(T)
+		}
+	}
+	return objs
 }
 
 // ListKeys returns the keys of every cached object, in no particular order.
@@ -240,7 +254,7 @@ func (c *Cache[T]) ByIndex(indexName, value string) ([]T, error) {
 	for key := range keys {
 		out = append(out, c.items[key])
 	}
-	return out, nil
+	return c.copied(out), nil
 }
 
 // indexed returns the keys ix has under value, and how many. c.mu must be

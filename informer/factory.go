@@ -98,6 +98,11 @@ func NewFactory(c *cluster.Cluster, opts ...FactoryOption) (*Factory, error) {
 	if err := o.checkCaching(); err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
+	if !c.FastPaths() && !o.compactGiven {
+		// Compact caches are a fast path (cluster.WithFastPaths). Their
+		// reads return the caller's own objects; copies keep that promise.
+		o.compact, o.copyReads = false, true
+	}
 	return &Factory{c: c, o: o, informers: make(map[factoryKey]runner), started: make(chan struct{})}, nil
 }
 
@@ -180,7 +185,8 @@ func shared[T object.Object](f *Factory, key factoryKey, newLW func(gvr schema.G
 	}
 	inf := newFed[T](namespaces, lws,
 		[]Option{WithName(name), WithLogger(f.o.log), WithClock(f.o.clock), WithReflectorOptions(f.o.reflectorOpts...),
-			WithCompact(f.o.compact && !f.o.kinds[key.gvk.GroupKind()].Shared)})
+			WithCompact(f.o.compact && !f.o.kinds[key.gvk.GroupKind()].Shared),
+			withCopyReads(f.o.copyReads && !f.o.kinds[key.gvk.GroupKind()].Shared)})
 	inf.dropManaged = !f.o.keepManagedFields
 	inf.kindTransform = kindTransform[T](key.gvk.GroupKind(), f.o.kinds[key.gvk.GroupKind()].Transform)
 	inf.shardSelector = f.o.kinds[key.gvk.GroupKind()].ShardSelector

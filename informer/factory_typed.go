@@ -46,7 +46,7 @@ func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionRe
 		resource:  gvr.Resource,
 		namespace: namespace,
 	}
-	if newObject != nil && f.c.ProtobufFor(gvk.GroupVersion()) {
+	if newObject != nil && f.c.FastPaths() && f.c.ProtobufFor(gvk.GroupVersion()) {
 		lw.wire = newWireForm(gvk.Kind, newObject, lw.newList, !f.o.keepManagedFields)
 	}
 	return lw, nil

@@ -101,6 +101,7 @@ func newInformer[T object.Object](namespaces []string, lws []reflector.ListerWat
 	}
 	log := o.log.WithValues("informer", o.name)
 	cache := NewCache[T]()
+	cache.copies = o.copyReads
 	var err error
 	if o.compact {
 		var cd *codec[T]

@@ -188,12 +188,18 @@
 // beside the unperturbed run's, ends with the run's last log lines, and
 // gives the command that replays it alone:
 //
-//	perturbation down@create:configmaps:p-child..delete:configmaps:p: crashed the manager right
-//	after write 2 of 3 (create configmaps "p-child" by controller "parents" reconciling
-//	ns/p); a fresh one started only after write 3 (delete configmaps "p" by the test) had landed
+//	perturbation down@create:configmaps:p-child..test-delete:configmaps:p: crashed the manager right
+//	after write 2 of 5 (create configmaps "p-child" by controller "cleanup" reconciling ns-x/p);
+//	a fresh one started only after write 3 (delete configmaps "p" by the test) had landed
 //	the test's own checks failed:
-//		timed out after 10s waiting for p's child to be deleted: p-child still exists
-//	replay: go test -run '^TestCleanup$/^down@create:configmaps:p-child\.\.delete:configmaps:p$' -count=1 ./internal/controller
+//		timed out after 10s waiting for p and its child to be gone: p-child still exists
+//	replay: go test -run '^TestCleanup$/^down@create:configmaps:p-child\.\.test-delete:configmaps:p$' -count=1 ./internal/controller
+//
+// Writes are named by verb, kind and name ("test-" for the test's own,
+// a generateName and * for generated names, :2 for the second such write),
+// so the names hold from run to run. Writes made by the steps' clean-ups
+// (t.Cleanup), which run once the end state has been read, are not
+// perturbed.
 //
 // A perturbation whose write did not happen in its run is skipped, not
 // failed. Runs go WithParallelism at a time until WithBudget is spent;

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,7 +69,7 @@ func Explore(t *testing.T, setup func(*manager.Manager) error, steps func(testin
 		t.Logf("operatortest: %d perturbation(s) not run: the budget of %v was spent (WithBudget)", left, e.x.budget)
 	})
 	t.Logf("operatortest: the unperturbed run made %d write(s) in %v; %d perturbed run(s) in %v: %d failed, %d never reached their write",
-		len(ref.writes), ref.took.Round(time.Millisecond), ran, time.Since(start).Round(time.Millisecond), failed, skipped)
+		len(slices.DeleteFunc(slices.Clone(ref.writes), func(w *write) bool { return w.late })), ref.took.Round(time.Millisecond), ran, time.Since(start).Round(time.Millisecond), failed, skipped)
 }
 
 func newExploration(t testing.TB, setup func(*manager.Manager) error, steps func(testing.TB, *Env), opts []Option) *exploration {
@@ -131,7 +132,7 @@ func (e *exploration) judge(ref, out *outcome) []string {
 		}
 	}
 	if len(out.failures) == 0 && out.state != nil {
-		if d := diff(ref.state, out.state, 20); len(d) > 0 {
+		if d := diff(ref.state, out.state, 20, "in the unperturbed run", "here"); len(d) > 0 {
 			findings = append(findings, "the end state differs from the unperturbed run's:\n\t"+strings.Join(d, "\n\t"))
 		}
 	}

@@ -2,6 +2,7 @@ package operatortest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -102,6 +103,7 @@ func (p *perturbation) describe() string {
 // kinds its manager watched, in the order of Faults.
 func plan(ref []*write, watched map[string]bool, only map[Fault]bool) []*perturbation {
 	var mgr, steps []*write
+	ref = slices.DeleteFunc(slices.Clone(ref), func(w *write) bool { return w.late }) // clean-ups
 	for _, w := range ref {
 		if w.code >= 300 || w.code == 0 {
 			continue // a write that failed is retried under the same id

@@ -76,6 +76,9 @@ func (e *exploration) run(p *perturbation) *outcome {
 		out.writes = r.s.log()
 	}
 	rt.finish()
+	if r.ns != "" {
+		_ = e.clientset.CoreV1().Namespaces().Delete(context.Background(), r.ns, metav1.DeleteOptions{})
+	}
 	failures, lines := rt.report()
 	if len(failures) > 0 {
 		out.failures = append([]string{"the test's own checks failed:\n\t" + strings.Join(failures, "\n\t")}, out.failures...)
@@ -92,6 +95,7 @@ type runner struct {
 	s   *runState
 	a   *activity
 	env *Env
+	ns  string
 	gen int
 	cur *running
 	log *testLog
@@ -109,9 +113,7 @@ func (r *runner) run() {
 		r.fail("creating the run's namespace: %v", err)
 		return
 	}
-	r.rt.Cleanup(func() {
-		_ = e.cleanClientset().CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
-	})
+	r.ns = ns
 	r.s = newRunState(r.out.p, e.cleanHTTP, strings.TrimSuffix(e.cfg.Host, "/"))
 	testCfg := rest.CopyConfig(e.cfg)
 	testCfg.WrapTransport = r.s.transport(0)
@@ -137,6 +139,7 @@ func (r *runner) run() {
 		return
 	}
 	defer stopClients()
+	defer r.rt.finish() // the steps' clean-ups run while the manager does, as under New
 
 	stepsDone := make(chan struct{})
 	go r.rt.runSteps(func() {
@@ -152,12 +155,18 @@ func (r *runner) run() {
 	if !r.settle("after the test's steps") {
 		return
 	}
-	r.idempotent()
+	settled, _, err := readEnd(ctx, r.s, ns, e.x.ignored)
+	if err != nil {
+		r.fail("reading the end state: %v", err)
+		return
+	}
+	r.idempotent(ctx, settled)
 	r.out.watched = r.s.kindsWatched()
 	r.out.state, r.out.raw, err = readEnd(ctx, r.s, ns, e.x.ignored)
 	if err != nil {
 		r.fail("reading the end state: %v", err)
 	}
+	r.s.end()
 	r.out.failures = append(r.out.failures, r.a.broke()...)
 	r.out.triggered, r.out.notes, r.out.conflict = r.s.outcome()
 }
@@ -264,8 +273,10 @@ func (r *runner) settle(when string) bool {
 }
 
 // idempotent reconciles every request of the run once more and fails the
-// run if that writes anything.
-func (r *runner) idempotent() {
+// run if that writes a change: one that the end state, normalized as for
+// the comparison with the unperturbed run (WithIgnoredFields included),
+// shows.
+func (r *runner) idempotent(ctx context.Context, settled endState) {
 	before := r.s.managerWrites()
 	ends, queued := r.a.again()
 	deadline := time.Now().Add(r.e.x.settle)
@@ -284,8 +295,17 @@ func (r *runner) idempotent() {
 			}
 		}
 	}
-	if len(wrote) > 0 {
-		r.fail("not idempotent: reconciling every request once more, after the run had settled, wrote:\n\t%s", strings.Join(wrote, "\n\t"))
+	if len(wrote) == 0 {
+		return
+	}
+	again, _, err := readEnd(ctx, r.s, r.ns, r.e.x.ignored)
+	if err != nil {
+		r.fail("reading the end state: %v", err)
+		return
+	}
+	if d := diff(settled, again, 20, "once settled", "after reconciling again"); len(d) > 0 {
+		r.fail("not idempotent: reconciling every request once more, after the run had settled, wrote:\n\t%s\nand changed:\n\t%s",
+			strings.Join(wrote, "\n\t"), strings.Join(d, "\n\t"))
 	}
 }
 

@@ -164,9 +164,10 @@ func removePointer(obj map[string]any, pointer string) {
 	}
 }
 
-// diff lists how a run's end state differs from the reference's, at most
-// max lines.
-func diff(ref, got endState, max int) []string {
+// diff lists how the end state got differs from ref, at most max lines,
+// calling them what refName and gotName say ("in the unperturbed run",
+// "here").
+func diff(ref, got endState, max int, refName, gotName string) []string {
 	keys := make([]string, 0, len(ref)+len(got))
 	for k := range ref {
 		keys = append(keys, k)
@@ -182,14 +183,14 @@ func diff(ref, got endState, max int) []string {
 		r, g := ref[k], got[k]
 		switch {
 		case r == nil:
-			out = append(out, fmt.Sprintf("%s: not written in the unperturbed run; here %s", k, summary(g)))
+			out = append(out, fmt.Sprintf("%s: not written %s; %s %s", k, refName, gotName, summary(g)))
 		case g == nil:
-			out = append(out, fmt.Sprintf("%s: %s in the unperturbed run; not written here", k, summary(r)))
+			out = append(out, fmt.Sprintf("%s: %s %s; not written %s", k, summary(r), refName, gotName))
 		case len(r) != len(g):
-			out = append(out, fmt.Sprintf("%s: %d objects in the unperturbed run, %d here", k, len(r), len(g)))
+			out = append(out, fmt.Sprintf("%s: %d objects %s, %d %s", k, len(r), refName, len(g), gotName))
 		default:
 			for i := range r {
-				valueDiff(k, "", r[i], g[i], &out)
+				valueDiff(k, "", r[i], g[i], refName, gotName, &out)
 			}
 		}
 	}
@@ -208,7 +209,7 @@ func summary(v []any) string {
 
 // valueDiff adds a line for each field where a and b differ, naming it by
 // the object's key and a JSON pointer.
-func valueDiff(key, ptr string, a, b any, out *[]string) {
+func valueDiff(key, ptr string, a, b any, aName, bName string, out *[]string) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok {
@@ -224,7 +225,7 @@ func valueDiff(key, ptr string, a, b any, out *[]string) {
 		slices.Sort(keys)
 		for _, k := range keys {
 			esc := strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
-			valueDiff(key, ptr+"/"+esc, am[k], bm[k], out)
+			valueDiff(key, ptr+"/"+esc, am[k], bm[k], aName, bName, out)
 		}
 		return
 	}
@@ -235,7 +236,7 @@ func valueDiff(key, ptr string, a, b any, out *[]string) {
 	if ptr != "" {
 		where += " " + ptr
 	}
-	*out = append(*out, fmt.Sprintf("%s: %s in the unperturbed run, %s here", where, show(a), show(b)))
+	*out = append(*out, fmt.Sprintf("%s: %s %s, %s %s", where, show(a), aName, show(b), bName))
 }
 
 func show(v any) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -70,8 +71,29 @@ func copierSteps(t testing.TB, env *operatortest.Env) {
 	testenv.Eventually(t, 10*time.Second, "the child to copy value 2", childHas("2"))
 }
 
+// A correct operator passes every perturbation, and nothing Explore
+// started outlives it.
 func TestExploreCorrectOperator(t *testing.T) {
 	operatortest.Explore(t, copier, copierSteps)
+	var left []string
+	testenv.Eventually(t, 10*time.Second, "every goroutine of the runs to end", func() bool {
+		left = steadyGoroutines()
+		return len(left) == 0
+	})
+}
+
+// steadyGoroutines returns the stacks of the goroutines running steady's
+// code other than the control plane's and the calling test's.
+func steadyGoroutines() []string {
+	buf := make([]byte, 1<<22)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n")[1:] { // the first is the caller
+		if strings.Contains(g, "github.com/steadyctl/steady/") && !strings.Contains(g, "steady/testenv.") {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // Each buggy operator fails exploration, and its corrected twin passes.

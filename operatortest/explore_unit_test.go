@@ -49,10 +49,11 @@ func TestIDsNameWritesStably(t *testing.T) {
 	for _, c := range []struct {
 		got, want string
 	}{
-		{idOf("create", cm, "", 1), "create:configmaps:p"},
-		{idOf("update", cm, "", 3), "update:configmaps:p:3"},
-		{idOf("create", target{version: "v1", resource: "secrets"}, "p-", 2), "create:secrets:p-*:2"},
-		{idOf("update", foo, "", 1), "update:foos.example.com/status:p"},
+		{idOf(false, "create", cm, "", 1), "create:configmaps:p"},
+		{idOf(false, "update", cm, "", 3), "update:configmaps:p:3"},
+		{idOf(true, "update", cm, "", 1), "test-update:configmaps:p"},
+		{idOf(false, "create", target{version: "v1", resource: "secrets"}, "p-", 2), "create:secrets:p-*:2"},
+		{idOf(false, "update", foo, "", 1), "update:foos.example.com/status:p"},
 	} {
 		if c.got != c.want {
 			t.Errorf("id %q, want %q", c.got, c.want)
@@ -67,11 +68,11 @@ func TestPlan(t *testing.T) {
 		return target{version: "v1", resource: "configmaps", namespace: "ns", name: name}
 	}
 	ref := []*write{
-		{seq: 1, byTest: true, verb: "create", target: cm("p"), id: "create:configmaps:p", code: 201},
+		{seq: 1, byTest: true, verb: "create", target: cm("p"), id: "test-create:configmaps:p", code: 201},
 		{seq: 2, verb: "create", target: cm("c"), id: "create:configmaps:c", code: 201},
 		{seq: 3, verb: "update", target: cm("c"), id: "update:configmaps:c", code: 409}, // retried below
 		{seq: 4, verb: "update", target: cm("c"), id: "update:configmaps:c", code: 200},
-		{seq: 5, byTest: true, verb: "delete", target: cm("p"), id: "delete:configmaps:p", code: 200},
+		{seq: 5, byTest: true, verb: "delete", target: cm("p"), id: "test-delete:configmaps:p", code: 200},
 	}
 	var names []string
 	for _, p := range plan(ref, map[string]bool{"configmaps": true}, nil) {
@@ -79,14 +80,14 @@ func TestPlan(t *testing.T) {
 	}
 	want := []string{
 		"crash@create:configmaps:c", "crash@update:configmaps:c",
-		"down@update:configmaps:c..delete:configmaps:p",
+		"down@update:configmaps:c..test-delete:configmaps:p",
 		"stale@create:configmaps:c", "stale@update:configmaps:c",
 		"unobserved@create:configmaps:c",
 		"conflict@update:configmaps:c",
 		"error@create:configmaps:c", "error@update:configmaps:c",
 		"timeout@create:configmaps:c", "timeout@update:configmaps:c",
 		"throttle@create:configmaps:c", "throttle@update:configmaps:c",
-		"restart@delete:configmaps:p",
+		"restart@test-delete:configmaps:p",
 	}
 	if strings.Join(names, "\n") != strings.Join(want, "\n") {
 		t.Errorf("plan:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
@@ -118,11 +119,11 @@ func TestNormalizeAndDiff(t *testing.T) {
 	}
 	a := endState{"configmaps <namespace>/p-*": {norm("ns-a", "p-abcde", "u1", "1")}}
 	b := endState{"configmaps <namespace>/p-*": {norm("ns-b", "p-fghij", "u2", "1")}}
-	if d := diff(a, b, 10); len(d) != 0 {
+	if d := diff(a, b, 10, "in the unperturbed run", "here"); len(d) != 0 {
 		t.Errorf("runs that differ only in identities, times and generated names differ: %v", d)
 	}
 	c := endState{"configmaps <namespace>/p-*": {norm("ns-c", "p-klmno", "u3", "2")}, "configmaps <namespace>/q": {absent}}
-	d := diff(a, c, 10)
+	d := diff(a, c, 10, "in the unperturbed run", "here")
 	want := []string{
 		`configmaps <namespace>/p-* /data/value: "1" in the unperturbed run, "2" here`,
 		`configmaps <namespace>/q: not written in the unperturbed run; here absent`,

@@ -42,7 +42,8 @@ type runState struct {
 
 	mu          sync.Mutex
 	writes      []*write
-	landed      map[string]int // successful writes per id base, for the ids
+	landed      map[string]int    // successful writes per id base, for the ids
+	generated   map[string]string // the generateName of each object created with one, by target.key
 	lastWrite   time.Time      // of the manager's last write
 	gen         int            // the manager generation that may talk; older ones have crashed
 	kinds       map[string]bool
@@ -59,6 +60,14 @@ type runState struct {
 	holdTimer   *time.Timer
 	// unobservedDone: FaultUnobserved's watches have been cut.
 	unobservedDone bool
+	over           bool // the end state has been read: later writes are clean-ups
+}
+
+// end marks the end of the run proper: later writes are the clean-ups'.
+func (s *runState) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.over = true
 }
 
 // interference is the object FaultConflict's other writer changed.
@@ -71,7 +80,7 @@ type interference struct {
 func newRunState(p *perturbation, interloper *http.Client, host string) *runState {
 	return &runState{
 		p: p, interloper: interloper, host: host,
-		landed: map[string]int{}, kinds: map[string]bool{}, watches: map[string][]*watchBody{},
+		landed: map[string]int{}, generated: map[string]string{}, kinds: map[string]bool{}, watches: map[string][]*watchBody{},
 		held: map[string]bool{}, expire: map[string]bool{}, gen: 1,
 		crashed: make(chan struct{}, 1), untilLanded: make(chan struct{}),
 	}
@@ -160,8 +169,11 @@ func (s *runState) begin(req *http.Request, t target, verb string, byTest bool) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base := idOf(verb, w.target, w.generateName, 1)
-	w.id = idOf(verb, w.target, w.generateName, s.landed[base]+1)
+	if g, ok := s.generated[w.target.key()]; ok {
+		w.generateName = g // a later write of a generated object
+	}
+	w.id = w.idBase() + countSuffix(s.landed[w.idBase()]+1)
+	w.late = s.over
 	w.seq = len(s.writes) + 1
 	s.writes = append(s.writes, w)
 	if !byTest {
@@ -240,7 +252,10 @@ func (s *runState) after(req *http.Request, w *write, resp *http.Response, err e
 	if !ok {
 		return resp, err
 	}
-	s.landed[idOf(w.verb, w.target, w.generateName, 1)]++
+	s.landed[w.idBase()]++
+	if w.verb == "create" && w.generateName != "" {
+		s.generated[w.target.key()] = w.generateName
+	}
 	if s.p == nil {
 		return resp, err
 	}

@@ -21,6 +21,7 @@ type write struct {
 	by           observe.Reconcile
 	attributed   bool // by is known
 	code         int  // the answer's status; 0 until it came
+	late         bool // sent after the run's end state was read: a clean-up's
 }
 
 // target is what a request's URL path names.
@@ -119,10 +120,12 @@ func unexplored(t target) bool {
 }
 
 // idOf names a write so that the same write of another run of the same
-// test gets the same id: the verb, the kind (and subresource), the name
-// (a generateName and "*" for generated ones, which differ from run to
-// run) and, from the second such write on, its count.
-func idOf(verb string, t target, generateName string, count int) string {
+// test gets the same id: "test-" for the test's writes, the verb, the
+// kind (and subresource), the name (a generateName and "*" for generated
+// ones, which differ from run to run) and, from the second such write on,
+// its count. The test and the manager count apart, since their writes
+// race.
+func idOf(byTest bool, verb string, t target, generateName string, count int) string {
 	k := t.kind()
 	if t.sub != "" {
 		k += "/" + t.sub
@@ -132,11 +135,22 @@ func idOf(verb string, t target, generateName string, count int) string {
 		name = generateName + "*"
 	}
 	id := verb + ":" + k + ":" + name
-	if count > 1 {
-		id += fmt.Sprintf(":%d", count)
+	if byTest {
+		id = "test-" + id
 	}
-	return id
+	return id + countSuffix(count)
 }
+
+// countSuffix is the ":n" of an id, from n = 2 on.
+func countSuffix(n int) string {
+	if n > 1 {
+		return fmt.Sprintf(":%d", n)
+	}
+	return ""
+}
+
+// idBase is w's id without its count.
+func (w *write) idBase() string { return idOf(w.byTest, w.verb, w.target, w.generateName, 1) }
 
 // describe says what a write was, for a person: `create configmaps
 // "p-child" (write 3), by controller "parent" reconciling ns/p`.
