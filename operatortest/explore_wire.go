@@ -44,8 +44,8 @@ type runState struct {
 	writes      []*write
 	landed      map[string]int    // successful writes per id base, for the ids
 	generated   map[string]string // the generateName of each object created with one, by target.key
-	lastWrite   time.Time      // of the manager's last write
-	gen         int            // the manager generation that may talk; older ones have crashed
+	lastWrite   time.Time         // of the manager's last write
+	gen         int               // the manager generation that may talk; older ones have crashed
 	kinds       map[string]bool
 	watches     map[string][]*watchBody // open watches by kind
 	held        map[string]bool

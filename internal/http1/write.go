@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"strconv"
+	"strings"
 )
 
 // writeRequest writes req in HTTP/1.1 form to bw, as http.Request.Write
@@ -32,6 +33,10 @@ func writeRequest(bw *bufio.Writer, req *http.Request, gz bool) (err error) {
 	uri := req.URL.RequestURI()
 	if hasControl(uri) {
 		return errors.New("net/http: can't write control character in Request.URL")
+	}
+	if strings.IndexByte(uri, ' ') >= 0 {
+		// net/http writes it, and no server can parse the request line.
+		return fmt.Errorf("http1: a space in the request target %q", uri)
 	}
 	method := req.Method
 	if method == "" {
