@@ -100,10 +100,8 @@
 // connection on one goroutine and hands it to the reader of its stream,
 // and runs each request on a goroutine of its own; over HTTP/1.1 a watch's
 // events are read and decoded by one goroutine straight from its
-// connection, and a request leaves in one write. On a real API server,
-// a controller-runtime controller told to speak HTTP/1.1 used about a
-// fifth less CPU to sync 10,000 ConfigMaps and an eighth less to write
-// them (bench/README.md, end-to-end results). HTTP/1.1 also
+// connection, and a request leaves in one write: less CPU to sync and to
+// write, as bench/README.md measures end to end. HTTP/1.1 also
 // spreads an operator's connections over the API servers behind a load
 // balancer, where one HTTP/2 connection keeps everything on one server.
 //
@@ -112,9 +110,8 @@
 // answer's header read there, and the caller reads the body straight from
 // the connection. net/http's transport would hand each request to the
 // connection's write loop and the answer back from its read loop, three
-// goroutines and their wake-ups per request, which on the end-to-end
-// benchmark cost steady about a sixth of its CPU for writing 10,000
-// ConfigMaps (bench/README.md). Watches and other streams, upgrades,
+// goroutines and their wake-ups per request (bench/README.md measures what
+// that costs). Watches and other streams, upgrades,
 // requests through a proxy, and dialers that hide the socket (client-go's
 // certificate rotation for exec plugins and certificate files) stay with
 // net/http. Before it reuses an idle connection the Cluster looks at its
@@ -141,6 +138,19 @@
 // connections if they are HTTP/1.1 only; one with its own Dial speaks
 // HTTP/1.1 through that dialer; one that brings its own Transport is used
 // as given.
+//
+// # Fast paths
+//
+// Some of what a Cluster does is steady's own wire code, where it is
+// faster than client-go's: the HTTP/1.1 exchanges above, the protobuf
+// codecs of built-in kinds' lists, watches and writes, CBOR for custom
+// resources with managedFields cut before decoding, and the compact caches
+// of the informer factories made on it. Each is fuzzed against the
+// standard path, and WithFastPaths(false), or STEADY_FAST_PATHS=off in
+// the environment (FastPathsEnv), turns them all off: client-go's
+// transport and apimachinery's serializers then do everything, and what a
+// controller sees does not change. bench/README.md says what each path
+// buys.
 //
 // # What it links
 //

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/steadyctl/steady/internal/http1"
 )
 
 func TestTransportConfig(t *testing.T) {
@@ -20,21 +22,28 @@ func TestTransportConfig(t *testing.T) {
 		name      string
 		cfg       rest.Config
 		http2     bool
+		slow      bool // WithFastPaths(false)
 		wantProto []string
 		wantDial  string // "keepalive", "own" or "none"
 		wantPool  int    // MaxIdleConnsPerHost after WrapTransport; 0: not wrapped
+		wantHTTP1 bool   // WrapTransport puts an http1.Transport on top
 	}{
-		{name: "default", wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections},
+		{name: "default", wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections, wantHTTP1: true},
 		{name: "WithHTTP2", http2: true, wantDial: "none"},
 		{name: "NextProtos h2", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"h2", "http/1.1"}}}, wantProto: []string{"h2", "http/1.1"}, wantDial: "none"},
 		// A config that asks for HTTP/1.1 itself gets the same care.
-		{name: "NextProtos http/1.1", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"http/1.1"}}}, wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections},
+		{name: "NextProtos http/1.1", cfg: rest.Config{TLSClientConfig: rest.TLSClientConfig{NextProtos: []string{"http/1.1"}}}, wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections, wantHTTP1: true},
 		{name: "own Transport", cfg: rest.Config{Transport: http.DefaultTransport}, wantDial: "none"},
-		{name: "own Dial", cfg: rest.Config{Dial: ownDial}, wantProto: []string{"http/1.1"}, wantDial: "own", wantPool: idleConnections},
+		{name: "own Dial", cfg: rest.Config{Dial: ownDial}, wantProto: []string{"http/1.1"}, wantDial: "own", wantPool: idleConnections, wantHTTP1: true},
+		// Without fast paths, HTTP/1.1 connections keep the keepalive
+		// dialer and the pool, on net/http's transport alone.
+		{name: "WithFastPaths(false)", slow: true, wantProto: []string{"http/1.1"}, wantDial: "keepalive", wantPool: idleConnections},
+		{name: "WithFastPaths(false), own Dial", slow: true, cfg: rest.Config{Dial: ownDial}, wantProto: []string{"http/1.1"}, wantDial: "own", wantPool: idleConnections},
+		{name: "WithFastPaths(false), WithHTTP2", slow: true, http2: true, wantDial: "none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := rest.CopyConfig(&tc.cfg)
-			got := transportConfig(in, tc.http2, true)
+			got := transportConfig(in, tc.http2, !tc.slow)
 			if !reflect.DeepEqual(in.NextProtos, tc.cfg.NextProtos) || (in.Dial == nil) != (tc.cfg.Dial == nil) || in.WrapTransport != nil {
 				t.Fatal("transportConfig changed the config it was given")
 			}
@@ -50,8 +59,15 @@ func TestTransportConfig(t *testing.T) {
 				t.Error("no keepalive dialer")
 			}
 			tr := &http.Transport{MaxIdleConnsPerHost: 25, IdleConnTimeout: 90 * time.Second}
+			var rt http.RoundTripper = tr
 			if got.WrapTransport != nil {
-				got.WrapTransport(tr)
+				rt = got.WrapTransport(tr)
+			}
+			if _, layered := rt.(*http1.Transport); layered != tc.wantHTTP1 {
+				t.Errorf("WrapTransport returned a %T, want an http1.Transport: %v", rt, tc.wantHTTP1)
+			}
+			if !tc.wantHTTP1 && rt != tr {
+				t.Errorf("WrapTransport returned a %T, want client-go's transport as it was", rt)
 			}
 			want := tc.wantPool
 			if want == 0 {

@@ -34,14 +34,12 @@
 // every pointer to a struct has one. A compact cache keeps each
 // object encoded — protobuf for the built-in kinds; for custom resources'
 // Go types, their fields by position, in a form compiled from the Go type
-// (without field names: 25 to 50% fewer bytes than CBOR); JSON for
+// (without field names); JSON for
 // Unstructured and for the types that form cannot give back equal (a field
 // of an interface type, or of a type with a JSON encoding of its own other
 // than apimachinery's) — with the values of its indexes extracted when it
-// is stored, and decodes it on every read. A ConfigMap with 256 bytes of
-// data, labels, annotations and an owner then takes about 0.9 KB of heap
-// instead of 2.2 KB, a custom resource with the same about 0.6 KB instead
-// of 1.9 KB. Every read (Get, List, ByIndex, client-go listers over
+// is stored, and decodes it on every read. An object then takes a fraction
+// of the heap it takes decoded (bench/README.md, InformerHeap). Every read (Get, List, ByIndex, client-go listers over
 // Indexer, package client) returns an object the caller owns and may
 // modify, which is what controller-runtime's cached client gives by
 // deep-copying. Handlers still get decoded objects, read-only as ever: a
@@ -54,17 +52,16 @@
 // that the events of a whole relist do not hold every object decoded
 // until the slowest handler is through. The last few hundred objects stored
 // stay decoded, so a read soon after an event costs a DeepCopy and an
-// update's event finds the previous state there; other reads decode (a
-// ConfigMap in 1.1 µs against 0.7 µs for a DeepCopy; a custom resource in
-// 2 to 3 µs against 1.6, 10 µs for a big one, 20 from JSON). Storing costs
-// one encoding per object (0.8 µs for a ConfigMap), except where the
+// update's event finds the previous state there; other reads decode, which
+// costs somewhat more than a DeepCopy. Storing costs one encoding per
+// object, except where the
 // object is cached just as a protobuf watch decoded it (a Factory's
 // informer of a built-in kind with no transform or shard): then the cache
 // keeps the bytes the server sent, managedFields cut out while decoding if
 // they are dropped. Compact is the default
 // because end to end it wins on every count: against shared caches a
-// controller over 10,000 ConfigMaps keeps less than half the heap, and
-// spends less CPU to sync and to reconcile (bench/README.md). A shared
+// controller keeps less heap and spends less CPU to sync and to reconcile
+// (bench/README.md measures it). A shared
 // cache is still cheaper for code that reads many objects without changing
 // them.
 //

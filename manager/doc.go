@@ -135,10 +135,10 @@
 // and defaults to client-go's scheme of every built-in kind. Linking
 // those packages registers every built-in API group, and initialises
 // OpenAPI packages, when the program starts, whether or not it uses them:
-// 8 to 9 MiB more of the binary's pages resident, and about 2 MiB more
-// anonymous memory, than a program built on packages cluster, informer,
-// controller and client alone, which link none of them (see
-// bench/README.md). A controller that needs none of the manager's
+// several MiB more of the binary's pages resident, and more anonymous
+// memory, than a program built on packages cluster, informer, controller
+// and client alone, which link none of them (bench/README.md measures
+// both). A controller that needs none of the manager's
 // services can be run on those packages directly, as package informer's
 // controller-without-a-manager example shows.
 package manager

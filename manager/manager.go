@@ -95,6 +95,9 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	if o.cbor != nil {
 		copts = append(copts, cluster.WithCBOR(*o.cbor))
 	}
+	if o.fastPaths != nil {
+		copts = append(copts, cluster.WithFastPaths(*o.fastPaths))
+	}
 	c, err := cluster.New(cfg, copts...)
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)

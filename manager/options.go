@@ -37,6 +37,7 @@ type options struct {
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
 	cbor              *bool // WithCBOR; nil for the cluster's default
+	fastPaths         *bool // WithFastPaths; nil for the cluster's default (FastPathsEnv)
 	http2             bool  // WithAPIServerHTTP2
 	eventBurst        int
 	eventEvery        time.Duration
@@ -158,6 +159,15 @@ func WithShutdownTimeout(d time.Duration) Option { return func(o *options) { o.s
 // serves it (cluster.WithCBOR, whose documentation says for which Go
 // types).
 func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer } }
+
+// WithFastPaths(false) turns off steady's own wire code in the manager's
+// clients and caches: its HTTP/1.1 requests, protobuf and CBOR codecs and
+// compact caches (cluster.WithFastPaths, which lists them), so that
+// everything goes through client-go's transport and apimachinery's
+// serializers. By default they are on, unless the environment variable
+// STEADY_FAST_PATHS=off (cluster.FastPathsEnv) says otherwise: the switch
+// for an operator in production, without a new build.
+func WithFastPaths(on bool) Option { return func(o *options) { o.fastPaths = &on } }
 
 // WithAPIServerHTTP2(true) lets the manager's connections to the API
 // server speak HTTP/2; by default they speak HTTP/1.1 (cluster.WithHTTP2,

@@ -98,7 +98,7 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if st.managed {
 		return runManaged(ctx, cfg, o, l, writer, st)
 	}
-	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()))
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()), cluster.WithFastPaths(!st.stock))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -159,6 +159,7 @@ type settings struct {
 	copts   []controller.Option
 	fopts   []informer.FactoryOption
 	managed bool
+	stock   bool // cluster.WithFastPaths(false)
 }
 
 // steadySettings parses -steady's comma-separated settings.
@@ -178,8 +179,10 @@ func steadySettings(s string) (settings, error) {
 			st.copts = append(st.copts, controller.WithPriorityQueue(false))
 		case "manager":
 			st.managed = true
+		case "stock":
+			st.stock = true
 		default:
-			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq or manager)", s, name)
+			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq, stock or manager)", s, name)
 		}
 	}
 	if st.managed && len(st.fopts) > 0 {

@@ -11,6 +11,7 @@ func TestSteadySettings(t *testing.T) {
 		opts    int
 		fopts   int
 		managed bool
+		stock   bool
 		err     string
 	}{
 		{in: ""},
@@ -19,6 +20,8 @@ func TestSteadySettings(t *testing.T) {
 		{in: "shared", fopts: 1},
 		{in: "manager", managed: true},
 		{in: "manager,echoes", opts: 1, managed: true},
+		{in: "stock", stock: true},
+		{in: "manager,stock", managed: true, stock: true},
 		{in: "http2", err: `unknown setting "http2"`},
 		{in: "manager,shared", err: "do not go together"},
 		{in: "typed", err: `unknown setting "typed"`},
@@ -30,9 +33,9 @@ func TestSteadySettings(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed {
-			t.Errorf("%q: %d controller options, %d factory options, managed %v, error %v; want %d, %d, %v",
-				tc.in, len(st.copts), len(st.fopts), st.managed, err, tc.opts, tc.fopts, tc.managed)
+		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed || st.stock != tc.stock {
+			t.Errorf("%q: %d controller options, %d factory options, managed %v, stock %v, error %v; want %d, %d, %v, %v",
+				tc.in, len(st.copts), len(st.fopts), st.managed, st.stock, err, tc.opts, tc.fopts, tc.managed, tc.stock)
 		}
 	}
 }
