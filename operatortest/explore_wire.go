@@ -23,9 +23,10 @@ const (
 	// rywBound caps the controllers' read-your-writes hold in explored
 	// runs, so that a held watch outlasts it in little time.
 	rywBound = time.Second
-	// staleHold is how long FaultStale holds a watch: longer than rywBound,
-	// so the controller acts on the cache that is behind.
-	staleHold = rywBound + 500*time.Millisecond
+	// staleHold is how long FaultStale holds a watch: well beyond
+	// rywBound, so the controller acts on the cache that is behind even on
+	// a busy machine.
+	staleHold = 2*rywBound + 500*time.Millisecond
 	// refuseFor is how long FaultRestart's API server stays away.
 	refuseFor = 500 * time.Millisecond
 )
