@@ -114,10 +114,13 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 		t.Fatal(err)
 	}
 	ns := env.NewNamespace(t, "cbor-")
-	wire, wireREST, wireRec := typedGadgetClient(t, env, ns, false)
+	// CBOR is a fast path: the CBOR clients ask for it, whatever
+	// STEADY_FAST_PATHS says; the JSON one takes the default.
+	fast := cluster.WithFastPaths(true)
+	wire, wireREST, wireRec := typedGadgetClient(t, env, ns, false, fast)
 	ref, refREST, refRec := typedGadgetClient(t, env, ns, false, cluster.WithCBOR(false))
 	// A factory that drops managedFields does not decode them from CBOR.
-	dropping, _, droppingRec := typedGadgetClient(t, env, ns, true)
+	dropping, _, droppingRec := typedGadgetClient(t, env, ns, true, fast)
 
 	// The caches hold the object at rv, equal to want (without
 	// managedFields where the factory drops them).
@@ -192,7 +195,7 @@ func testCBOR(t *testing.T, env *testenv.Environment, served bool) {
 	}
 	// The cache's client leaves managedFields out of what it decodes from
 	// CBOR, and only from CBOR.
-	cl, err := cluster.New(env.Config, cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV)))
+	cl, err := cluster.New(env.Config, cluster.WithScheme(testkit.GadgetScheme(t, gadgetGV)), fast)
 	if err != nil {
 		t.Fatal(err)
 	}

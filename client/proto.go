@@ -52,7 +52,7 @@ func newProtoWire[T object.Object](gvk schema.GroupVersionKind, rc rest.Interfac
 // at points req at namespace/name's subresource sub, as
 // NamespaceIfScoped, Resource, Name and SubResource do.
 func (c *Client[T]) at(req *rest.Request, namespace, name, sub string) *rest.Request {
-	if c.proto != nil && name != "" && pathSegment(namespace) && pathSegment(name) && pathSegment(sub) {
+	if c.proto != nil && name != "" && c.inPath(namespace) && pathSegment(name) && pathSegment(sub) {
 		p := c.collectionPath(namespace) + "/" + name
 		if sub != "" {
 			p += "/" + sub
@@ -70,7 +70,7 @@ func (c *Client[T]) at(req *rest.Request, namespace, name, sub string) *rest.Req
 // atCollection points req at the kind's objects in namespace, as
 // NamespaceIfScoped and Resource do.
 func (c *Client[T]) atCollection(req *rest.Request, namespace string) *rest.Request {
-	if c.proto != nil && pathSegment(namespace) {
+	if c.proto != nil && c.inPath(namespace) {
 		return req.AbsPath(c.collectionPath(namespace))
 	}
 	return req.NamespaceIfScoped(namespace, c.namespaced).Resource(c.resource.Resource)
@@ -81,6 +81,16 @@ func (c *Client[T]) collectionPath(namespace string) string {
 		return c.proto.prefix + "/namespaces/" + namespace + "/" + c.resource.Resource
 	}
 	return c.proto.prefix + "/" + c.resource.Resource
+}
+
+// inPath reports whether namespace can be put in a path as it is, as
+// pathSegment does, or left out (a cluster-scoped kind's). An empty
+// namespace of a namespaced kind is client-go's to refuse: its builders
+// fail such a request before sending it ("an empty namespace may not be
+// set ..."), where the path without one names another resource, of which
+// the API server would answer 404 Not Found or 405 Method Not Allowed.
+func (c *Client[T]) inPath(namespace string) bool {
+	return pathSegment(namespace) && (namespace != "" || !c.namespaced)
 }
 
 // pathSegment reports whether s can be put in a path as it is: what

@@ -49,7 +49,8 @@ func TestProtoWireOnlyForTypedProtobuf(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := rest.CopyConfig(testkit.Env(t).Config)
 			cfg.ContentType = tc.contentType
-			cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme))
+			// protoWire is a fast path: asked for, whatever STEADY_FAST_PATHS says.
+			cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme), cluster.WithFastPaths(true))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -104,6 +104,25 @@ func TestTypedClientSpeaksProtobufAsClientGo(t *testing.T) {
 	if _, err := c.Get(ctx, ns, ""); err == nil || !strings.Contains(err.Error(), "resource name may not be empty") {
 		t.Fatalf("Get of no name: %v", err)
 	}
+	// An object of no namespace, as a reconciler that forgot to set one
+	// writes, is refused before it is sent, as client-go refuses it, and
+	// not sent to the path without a namespace, another resource's, whose
+	// 404 would pass for the object's own NotFound.
+	noNamespace := got.DeepCopy()
+	noNamespace.Namespace = ""
+	const emptyNamespace = "an empty namespace may not be set"
+	if _, err := c.Create(ctx, noNamespace); err == nil || !strings.Contains(err.Error(), emptyNamespace) {
+		t.Errorf("Create of an object of no namespace: %v, want client-go's %q", err, emptyNamespace)
+	}
+	if _, err := c.Update(ctx, noNamespace); err == nil || !strings.Contains(err.Error(), emptyNamespace) {
+		t.Errorf("Update of an object of no namespace: %v, want client-go's %q", err, emptyNamespace)
+	}
+	if _, err := c.Live().Get(ctx, "", "web"); err == nil || !strings.Contains(err.Error(), emptyNamespace) {
+		t.Errorf("Live().Get of no namespace: %v, want client-go's %q", err, emptyNamespace)
+	}
+	if err := c.Delete(ctx, "", "web"); err == nil || !strings.Contains(err.Error(), emptyNamespace) {
+		t.Errorf("Delete of no namespace: %v, want client-go's %q", err, emptyNamespace)
+	}
 	if err := c.Delete(ctx, ns, "web"); err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,8 @@ func (c *Cluster) setContentType(cfg *rest.Config, gv schema.GroupVersion) {
 // CBORServingAndStorage feature gate serve and which decodes faster than
 // JSON; other servers answer JSON. client-go's equivalent is its
 // ClientsAllowCBOR and ClientsPreferCBOR feature gates, read from the
-// environment; steady does not read them.
+// environment; steady does not read them. CBOR is a fast path: with
+// WithFastPaths(false) custom resources travel as JSON whatever this says.
 func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = prefer } }
 
 // prefersCBOR reports whether the typed client of gv asks for CBOR.

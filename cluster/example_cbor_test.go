@@ -33,7 +33,9 @@ func ExampleWithCBOR() {
 	scheme.AddKnownTypeWithName(gadgetGV.WithKind("GadgetList"), &gadgetList{})
 	metav1.AddToGroupVersion(scheme, gadgetGV)
 	for _, prefer := range []bool{true, false} {
-		c, err := cluster.New(&rest.Config{Host: srv.URL}, cluster.WithScheme(scheme), cluster.WithCBOR(prefer))
+		// CBOR is a fast path: WithFastPaths(true) keeps it whatever
+		// STEADY_FAST_PATHS says (off, every client asks for JSON).
+		c, err := cluster.New(&rest.Config{Host: srv.URL}, cluster.WithScheme(scheme), cluster.WithCBOR(prefer), cluster.WithFastPaths(true))
 		if err != nil {
 			log.Fatal(err)
 		}

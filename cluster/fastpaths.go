@@ -30,9 +30,13 @@ const FastPathsEnv = "STEADY_FAST_PATHS"
 // net/http (on the protocol WithHTTP2 chooses), every object is decoded by
 // apimachinery's serializers (protobuf for built-in kinds, as
 // controller-runtime does, JSON for custom resources), and informer
-// factories keep decoded objects unless told WithCompact(true). What a
-// controller sees is the same either way: objects, events and errors. The
-// cost of each fast path against its gain is measured in bench/README.md.
+// factories keep decoded objects unless told WithCompact(true), whose
+// reads return copies. What a controller sees is the same either way:
+// objects, events, and the API server's errors. Transport errors may
+// differ: over HTTP/1.1, a write sent on a pooled connection the server
+// has just closed fails with EOF through net/http, as with client-go,
+// where the fast path dials again. The cost of each fast path against its
+// gain is measured in bench/README.md.
 func WithFastPaths(on bool) Option {
 	return func(o *options) { o.fastPaths, o.fastPathsGiven = on, true }
 }

@@ -75,14 +75,17 @@ func transportConfig(cfg *rest.Config, http2, fast bool) *rest.Config {
 		}
 		cfg.Dial = d.DialContext
 	}
-	if !fast {
-		return cfg // net/http's transport, with the pool and keepalives above
-	}
 	// The synchronous transport goes right above client-go's transport,
 	// under the config's own wrappers, which still see every request.
+	// Without fast paths requests go through client-go's transport alone,
+	// whose pool is set up all the same.
 	own := cfg.WrapTransport
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		rt = synchronous(rt)
+		if fast {
+			rt = synchronous(rt)
+		} else {
+			setPool(rt)
+		}
 		if own != nil {
 			rt = own(rt)
 		}
@@ -94,18 +97,27 @@ func transportConfig(cfg *rest.Config, http2, fast bool) *rest.Config {
 // synchronous returns rt under an http1.Transport, which makes plain
 // exchanges on the caller's goroutine (see the package documentation,
 // "Connections"), and sets up the pool of the *http.Transport rt is or
-// wraps for the requests it still makes (watches, for one). A config with
-// a Dial of its own gets an *http.Transport of its own from client-go (its
-// cache keys transports by the dialer), so this changes no other client's.
+// wraps for the requests it still makes (watches, for one).
 func synchronous(rt http.RoundTripper) http.RoundTripper {
 	t, ok := http1.New(rt, http1.Options{MaxIdlePerHost: idleConnections, IdleTimeout: idleTimeout})
 	if !ok {
 		return rt // no *http.Transport underneath to dial with
 	}
-	base := http1.Base(rt)
-	base.MaxIdleConnsPerHost = idleConnections
-	base.IdleConnTimeout = idleTimeout
+	setPool(rt)
 	return t
+}
+
+// setPool sets up the pool of the *http.Transport rt is or wraps, if any,
+// for HTTP/1.1: idleConnections idle connections per host, closed after
+// idleTimeout. The config has a Dial (the keepalive dialer, or its own),
+// and client-go gives a config with a Dial an *http.Transport of its own
+// (its cache keys transports by the dialer), so this changes no other
+// client's.
+func setPool(rt http.RoundTripper) {
+	if base := http1.Base(rt); base != nil {
+		base.MaxIdleConnsPerHost = idleConnections
+		base.IdleConnTimeout = idleTimeout
+	}
 }
 
 // newHTTPClient returns the HTTP client every client of the cluster sends

@@ -131,9 +131,9 @@ func TestClientsSpeakHTTP1UnlessTold(t *testing.T) {
 	}
 }
 
-// countingCluster returns a cluster of the test environment whose
-// connections are counted as they are dialled.
-func countingCluster(t *testing.T) (*cluster.Cluster, *atomic.Int32) {
+// countingCluster returns a cluster of the test environment, made with
+// opts, whose connections are counted as they are dialled.
+func countingCluster(t *testing.T, opts ...cluster.Option) (*cluster.Cluster, *atomic.Int32) {
 	t.Helper()
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	dials := new(atomic.Int32)
@@ -141,7 +141,7 @@ func countingCluster(t *testing.T) (*cluster.Cluster, *atomic.Int32) {
 		dials.Add(1)
 		return (&net.Dialer{}).DialContext(ctx, network, addr)
 	}
-	c, err := cluster.New(cfg, cluster.WithScheme(coreScheme(t)))
+	c, err := cluster.New(cfg, append([]cluster.Option{cluster.WithScheme(coreScheme(t))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,10 +190,12 @@ func TestClientsShareConnections(t *testing.T) {
 // written to: a write after each cut succeeds at the first try, which
 // client-go does not repeat for a PUT. A request whose context ends
 // while it waits for the answer returns the context's error at once.
+// Writes that survive a cut are steady's own transport's, a fast path:
+// the cluster asks for it, whatever STEADY_FAST_PATHS says.
 func TestWritesSurviveClosedConnections(t *testing.T) {
 	env := testkit.Env(t)
 	ns := testkit.Namespace(t, "cut")
-	c, dials := countingCluster(t)
+	c, dials := countingCluster(t, cluster.WithFastPaths(true))
 	rc, err := c.RESTClientFor(corev1.SchemeGroupVersion)
 	if err != nil {
 		t.Fatal(err)
@@ -243,9 +245,10 @@ func TestWritesSurviveClosedConnections(t *testing.T) {
 
 // The cluster's HTTP client makes plain requests through http1, whose
 // pool settings reach client-go's *http.Transport, however client-go
-// wraps it (its transport cache does, since v0.37).
+// wraps it (its transport cache does, since v0.37). http1 is a fast path:
+// the cluster asks for it, whatever STEADY_FAST_PATHS says.
 func TestHTTPClientIsSynchronous(t *testing.T) {
-	c, err := cluster.New(rest.CopyConfig(testkit.Env(t).Config), cluster.WithScheme(coreScheme(t)))
+	c, err := cluster.New(rest.CopyConfig(testkit.Env(t).Config), cluster.WithScheme(coreScheme(t)), cluster.WithFastPaths(true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/event"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/internal/testkit"
@@ -97,7 +98,16 @@ func TestCompactCacheAgainstAPIServer(t *testing.T) {
 
 	cfg := rest.CopyConfig(env.Config)
 	cfg.ContentType = runtime.ContentTypeProtobuf
-	f := newFactory(t, cfg, clientgoscheme.Scheme, informer.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Shared: true}))
+	// Compact caches are a fast path, the default of a cluster that has
+	// them: asked for, whatever STEADY_FAST_PATHS says.
+	c, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme), cluster.WithFastPaths(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := informer.NewFactory(c, informer.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Shared: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	inf, err := informer.For[*corev1.ConfigMap](f, ns, object.Selector{})
 	if err != nil {
 		t.Fatal(err)

@@ -107,10 +107,12 @@ func protobufConfig(t *testing.T) *rest.Config {
 	return cfg
 }
 
-// wireLW returns the factory's typed ListerWatcher of c in ns, from cfg.
+// wireLW returns the factory's typed ListerWatcher of c in ns, from cfg,
+// on a cluster with fast paths, whatever STEADY_FAST_PATHS says: the
+// ListerWatcher's own protobuf decoding is one.
 func wireLW(t *testing.T, cfg *rest.Config, c wireCase, ns string, opts ...FactoryOption) *typedLW {
 	t.Helper()
-	cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme))
+	cl, err := cluster.New(cfg, cluster.WithScheme(clientgoscheme.Scheme), cluster.WithFastPaths(true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,9 +168,9 @@ func WithKeepManagedFields(keep bool) FactoryOption {
 // WithCompact(false) keeps the decoded objects instead, shared by every
 // reader and handler: reads cost nothing, and must not modify what they
 // get.
-// withCopyReads makes a shared cache's reads return deep copies.
-func withCopyReads(on bool) Option { return func(o *options) { o.copyReads = on } }
-
 func WithCompact(compact bool) Option {
 	return func(o *options) { o.compact, o.compactGiven = compact, true }
 }
+
+// withCopyReads makes a shared cache's reads return deep copies.
+func withCopyReads(on bool) Option { return func(o *options) { o.copyReads = on } }
