@@ -259,3 +259,24 @@ func FuzzNameOf(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParsePath: any path parses or is refused, never a panic; a parsed
+// object's path parses back to the same object.
+func FuzzParsePath(f *testing.F) {
+	for _, p := range []string{"/api/v1/namespaces/ns/configmaps/p", "/apis/g/v1/namespaces/ns/foos/p/status",
+		"/api/v1/namespaces/ns", "/api/v1/namespaces/ns/finalize", "/apis/g/v1/clusterthings/x", "//api//v1", "/apis/g"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		tg, ok := parsePath(p)
+		if !ok || tg.name == "" || strings.Contains(tg.name+tg.namespace+tg.resource+tg.group+tg.version, "/") {
+			return
+		}
+		obj := tg
+		obj.sub = ""
+		back, ok := parsePath(obj.objectPath())
+		if !ok || back != obj {
+			t.Fatalf("%q parsed to %+v, whose path %q parses to %+v, %v", p, tg, obj.objectPath(), back, ok)
+		}
+	})
+}
