@@ -63,11 +63,11 @@ func writeRequest(bw *bufio.Writer, req *http.Request, gz bool) (err error) {
 	if v, ok := req.Header["User-Agent"]; ok {
 		ua = ""
 		if len(v) > 0 {
-			ua = textproto.TrimString(v[0])
+			ua = v[0]
 		}
 	}
-	if ua != "" {
-		writeField(bw, "User-Agent", ua)
+	if ua != "" { // as net/http: a value of spaces is sent, empty
+		writeField(bw, "User-Agent", textproto.TrimString(ua))
 	}
 	if req.Close {
 		bw.WriteString("Connection: close\r\n")
