@@ -145,6 +145,9 @@ func (e *exploration) report(out, ref *outcome) string {
 	var b strings.Builder
 	if p := out.p; p != nil {
 		fmt.Fprintf(&b, "perturbation %s: %s\n", p.name(), p.describe())
+		if !out.triggered {
+			fmt.Fprintf(&b, "  (but write %q did not happen in this run, so the fault was not made: the run failed without it)\n", p.at.id)
+		}
 		for _, n := range out.notes {
 			fmt.Fprintf(&b, "  (%s)\n", n)
 		}
