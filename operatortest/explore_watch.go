@@ -1,6 +1,7 @@
 package operatortest
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"sync"
@@ -36,12 +37,12 @@ func newWatchBody(src io.ReadCloser) *watchBody {
 }
 
 func (b *watchBody) pump() {
+	buf := make([]byte, 32<<10)
 	for {
-		buf := make([]byte, 32<<10)
 		n, err := b.src.Read(buf)
 		b.mu.Lock()
 		if n > 0 {
-			b.chunks = append(b.chunks, buf[:n])
+			b.chunks = append(b.chunks, bytes.Clone(buf[:n])) // only what arrived, not a buffer per read
 		}
 		if err != nil {
 			b.err, b.srcDone = err, true
