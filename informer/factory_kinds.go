@@ -57,6 +57,10 @@ type KindOptions struct {
 // matter): see KindOptions. Giving it twice for one kind is an error of
 // NewFactory.
 func WithKind(gk schema.GroupKind, ko KindOptions) FactoryOption {
+	// Copied once, here: the option may be applied by many factories at
+	// once (one option list shared by parallel managers), so applying it
+	// must not write to anything the closure captured.
+	ko.Namespaces = append([]string(nil), ko.Namespaces...)
 	return factoryOnly(func(o *options) {
 		if o.kinds == nil {
 			o.kinds = map[schema.GroupKind]KindOptions{}
@@ -64,8 +68,9 @@ func WithKind(gk schema.GroupKind, ko KindOptions) FactoryOption {
 		if _, dup := o.kinds[gk]; dup && o.kindErr == nil {
 			o.kindErr = fmt.Errorf("WithKind(%s) given twice", kindName(gk))
 		}
-		ko.Namespaces = append([]string(nil), ko.Namespaces...)
-		o.kinds[gk] = ko
+		kc := ko
+		kc.Namespaces = append([]string(nil), ko.Namespaces...)
+		o.kinds[gk] = kc
 	})
 }
 

@@ -40,6 +40,42 @@ func TestFactoryOnlyOptionsAreNotOptions(t *testing.T) {
 	}
 }
 
+// One option list may configure many factories at once (parallel
+// managers in one test binary share it): applying an option writes only to
+// the options it is applied to, and a caller's slice changed afterwards
+// changes nothing. Run under -race.
+func TestFactoryOptionsApplyConcurrently(t *testing.T) {
+	nss := []string{"a", "b"}
+	opts := []FactoryOption{
+		WithNamespaces(nss...),
+		WithKind(schema.GroupKind{Kind: "ConfigMap"}, KindOptions{Namespaces: nss}),
+		WithCacheSyncTimeout(time.Second),
+	}
+	nss[0] = "changed"
+	var wg sync.WaitGroup
+	got := make([]*options, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = newFactoryOptions(opts)
+			if err := got[i].checkKinds(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, o := range got {
+		ko := o.kinds[schema.GroupKind{Kind: "ConfigMap"}]
+		if len(ko.Namespaces) != 2 || ko.Namespaces[0] != "a" {
+			t.Errorf("factory %d: WithKind namespaces %q; want [a b] as given", i, ko.Namespaces)
+		}
+		if i > 0 && len(ko.Namespaces) > 0 && &ko.Namespaces[0] == &got[0].kinds[schema.GroupKind{Kind: "ConfigMap"}].Namespaces[0] {
+			t.Errorf("factories 0 and %d share WithKind's namespace slice", i)
+		}
+	}
+}
+
 // WithCompact(true) for a type without a compact form (only pointers to
 // structs have one) is an error of New naming the type and the option;
 // the default keeps decoded objects, silently, and the informer works.
