@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/handler"
@@ -33,7 +34,7 @@ var nop = reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Res
 
 func newManager(t *testing.T, ns string) *manager.Manager {
 	t.Helper()
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

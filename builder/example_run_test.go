@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -25,7 +26,7 @@ func ExampleBuilder_Complete() {
 	// manager.New does not contact the API server, and none of these
 	// builders gets as far as reading a kind, so nothing calls cfg's host.
 	cfg := &rest.Config{Host: "https://kubernetes.invalid"}
-	mgr, err := manager.New(cfg)
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	appsv1 "k8s.io/api/apps/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/cluster"
@@ -19,7 +20,7 @@ import (
 // sharded one runs on every replica.
 func ExampleBuilder_Sharded() {
 	cfg, _ := cluster.LoadConfig()
-	mgr, _ := manager.New(cfg, manager.WithLeaderElection(manager.LeaderElection{Name: "my-operator"}))
+	mgr, _ := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithLeaderElection(manager.LeaderElection{Name: "my-operator"}))
 	ring, _ := shard.New(mgr.Cluster(), "my-operator", os.Getenv("POD_NAME"), shard.WithNamespace("my-operator-system"))
 
 	var r reconcile.Reconciler // reads Deployments from the manager's caches, as ever

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	appsv1 "k8s.io/api/apps/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -18,7 +19,7 @@ import (
 // spec changes and records what it has seen in status.
 func Example() {
 	cfg, _ := cluster.LoadConfig() // --kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/config
-	mgr, _ := manager.New(cfg, manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
+	mgr, _ := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithMetricsAddr(":8080"), manager.WithHealthAddr(":8081"))
 	deployments, _ := client.For[*appsv1.Deployment](mgr.Factory(), "")
 
 	reconciler := reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -83,7 +84,7 @@ func TestReconcileReadsItsWrites(t *testing.T) {
 			log := &requestLog{}
 			cfg := rest.CopyConfig(wl.Config)
 			cfg.WrapTransport = log.wrap
-			mgr, err := manager.New(cfg, manager.WithNamespace(ns))
+			mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -50,7 +51,7 @@ func newRYWEnv(t *testing.T) *rywEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(lag.Close) // after the manager has stopped: cleanups run last first
-	m, err := manager.New(lag.Config, manager.WithNamespace(ns))
+	m, err := manager.New(lag.Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/builder"
@@ -84,7 +85,7 @@ func testShardedChildren(t *testing.T, field shard.Field) {
 	rec := &reconciles{}
 	var fams []*family
 	for _, id := range []string{"a", "b"} {
-		mgr, err := manager.New(env.Config, manager.WithNamespaces(nss...))
+		mgr, err := manager.New(env.Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespaces(nss...))
 		if err != nil {
 			t.Fatal(err)
 		}

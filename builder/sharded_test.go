@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/controller"
@@ -124,7 +125,7 @@ type replica struct {
 func startReplica(t *testing.T, env *testenv.Environment, ns, id string, d *detector) *replica {
 	t.Helper()
 	log := testr.NewWithOptions(t, testr.Options{Verbosity: 0}).WithName(id)
-	mgr, err := manager.New(env.Config, manager.WithNamespace(ns), manager.WithLogger(log),
+	mgr, err := manager.New(env.Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns), manager.WithLogger(log),
 		manager.WithLeaderElection(manager.LeaderElection{Name: "sharded-test", Namespace: ns, Identity: id}))
 	if err != nil {
 		t.Fatal(err)

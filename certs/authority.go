@@ -12,7 +12,6 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 )
@@ -27,7 +26,7 @@ type Authority struct {
 	targets []target
 	log     logr.Logger
 	clock   clock.WithTicker
-	cs      kubernetes.Interface
+	api     *clients
 	dyn     dynamic.Interface
 	started atomic.Bool
 
@@ -66,9 +65,9 @@ func New(cfg *rest.Config, secret types.NamespacedName, opts ...Option) (*Author
 			return nil, fmt.Errorf("certs: HTTP client: %w", err)
 		}
 	}
-	cs, err := kubernetes.NewForConfigAndClient(cfg, hc)
+	api, err := newClients(cfg, hc, secret.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("certs: clientset: %w", err)
+		return nil, fmt.Errorf("certs: clients: %w", err)
 	}
 	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
 	if err != nil {
@@ -79,7 +78,7 @@ func New(cfg *rest.Config, secret types.NamespacedName, opts ...Option) (*Author
 		policy: newPolicy(o.validity, o.hosts),
 		log:    o.log.WithValues("secret", secret.String()),
 		clock:  clock.RealClock{},
-		cs:     cs,
+		api:    api,
 		dyn:    dyn,
 	}
 	for _, n := range o.validating {

@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/steadyctl/steady/object"
 )
 
 // Kinds of the objects the bundle goes into.
@@ -132,8 +134,7 @@ func repeat(n int, b []byte) [][]byte {
 func (a *Authority) accessor(t target) accessor {
 	switch t.kind {
 	case kindValidating:
-		api := a.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations()
-		return webhookAccessor(t.name, api.Get, api.Update, func(c *admissionv1.ValidatingWebhookConfiguration) []*[]byte {
+		return webhookAccessor(t.name, a.api.validating, func(c *admissionv1.ValidatingWebhookConfiguration) []*[]byte {
 			out := make([]*[]byte, len(c.Webhooks))
 			for i := range c.Webhooks {
 				out[i] = &c.Webhooks[i].ClientConfig.CABundle
@@ -141,8 +142,7 @@ func (a *Authority) accessor(t target) accessor {
 			return out
 		})
 	case kindMutating:
-		api := a.cs.AdmissionregistrationV1().MutatingWebhookConfigurations()
-		return webhookAccessor(t.name, api.Get, api.Update, func(c *admissionv1.MutatingWebhookConfiguration) []*[]byte {
+		return webhookAccessor(t.name, a.api.mutating, func(c *admissionv1.MutatingWebhookConfiguration) []*[]byte {
 			out := make([]*[]byte, len(c.Webhooks))
 			for i := range c.Webhooks {
 				out[i] = &c.Webhooks[i].ClientConfig.CABundle
@@ -154,15 +154,11 @@ func (a *Authority) accessor(t target) accessor {
 }
 
 // webhookAccessor reads and writes the caBundle of every webhook of a
-// webhook configuration through its typed client.
-func webhookAccessor[C metav1.Object](name string,
-	get func(context.Context, string, metav1.GetOptions) (C, error),
-	update func(context.Context, C, metav1.UpdateOptions) (C, error),
-	caBundles func(C) []*[]byte,
-) accessor {
+// webhook configuration through its resource.
+func webhookAccessor[C object.Object](name string, api resource[C], caBundles func(C) []*[]byte) accessor {
 	return accessor{
 		get: func(ctx context.Context) (metav1.Object, [][]byte, error) {
-			c, err := get(ctx, name, metav1.GetOptions{})
+			c, err := api.get(ctx, name)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -178,7 +174,7 @@ func webhookAccessor[C metav1.Object](name string,
 			}
 		},
 		update: func(ctx context.Context, obj metav1.Object) error {
-			_, err := update(ctx, obj.(C), metav1.UpdateOptions{})
+			_, err := api.update(ctx, obj.(C))
 			return err
 		},
 	}

@@ -117,7 +117,7 @@ func (a *Authority) event(ctx context.Context, ev watch.Event) bool {
 
 // watch watches the one Secret from the last version seen, or returns nil.
 func (a *Authority) watch(ctx context.Context) watch.Interface {
-	w, err := a.secrets().Watch(ctx, metav1.ListOptions{
+	w, err := a.api.secrets.watch(ctx, metav1.ListOptions{
 		FieldSelector:   fields.OneTermEqualSelector("metadata.name", a.secret.Name).String(),
 		ResourceVersion: a.lastRV,
 	})

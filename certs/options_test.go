@@ -31,6 +31,9 @@ func TestNewErrors(t *testing.T) {
 		{"empty CRD name", cfg, secret, []certs.Option{host, certs.WithCRDs("")}, "WithCRDs"},
 		{"no Secret namespace", cfg, types.NamespacedName{Name: "x"}, []certs.Option{host}, "namespace"},
 		{"no rest.Config", nil, secret, []certs.Option{host}, "rest.Config"},
+		// A client-side throttle that lets nothing through, as client-go's
+		// clientset refuses it too.
+		{"QPS without a burst", &rest.Config{Host: cfg.Host, QPS: 5}, secret, []certs.Option{host}, "Burst"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := certs.New(c.cfg, c.secret, c.opts...)

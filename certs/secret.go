@@ -9,19 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 )
-
-func (a *Authority) secrets() typedcorev1.SecretInterface {
-	return a.cs.CoreV1().Secrets(a.secret.Namespace)
-}
 
 // readOrCreate reads the Secret. If there is none it creates one: from
 // what this replica read last if the Secret was deleted, so that the
 // certificates in use stay trusted, or else from a new CA. If another
 // replica created it first, that one is read and used.
 func (a *Authority) readOrCreate(ctx context.Context) (*corev1.Secret, error) {
-	sec, err := a.secrets().Get(ctx, a.secret.Name, metav1.GetOptions{})
+	sec, err := a.api.secrets.get(ctx, a.secret.Name)
 	if err == nil {
 		return sec, nil
 	}
@@ -45,9 +40,9 @@ func (a *Authority) readOrCreate(ctx context.Context) (*corev1.Secret, error) {
 	if err := fill(sec, m); err != nil {
 		return nil, err
 	}
-	created, err := a.secrets().Create(ctx, sec, metav1.CreateOptions{})
+	created, err := a.api.secrets.create(ctx, sec)
 	if apierrors.IsAlreadyExists(err) {
-		if sec, err = a.secrets().Get(ctx, a.secret.Name, metav1.GetOptions{}); err != nil {
+		if sec, err = a.api.secrets.get(ctx, a.secret.Name); err != nil {
 			return nil, fmt.Errorf("certs: reading Secret %s: %w", a.secret, err)
 		}
 		return sec, nil
@@ -66,7 +61,7 @@ func (a *Authority) write(ctx context.Context, sec *corev1.Secret, m *material) 
 	if err := fill(sec, m); err != nil {
 		return nil, err
 	}
-	updated, err := a.secrets().Update(ctx, sec, metav1.UpdateOptions{})
+	updated, err := a.api.secrets.update(ctx, sec)
 	if err != nil {
 		return nil, fmt.Errorf("certs: updating Secret %s: %w", a.secret, err)
 	}

@@ -15,6 +15,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -201,7 +202,7 @@ func TestApplyRefusesBadInput(t *testing.T) {
 func TestApplyFieldManagerIsTheController(t *testing.T) {
 	ns := testkit.Namespace(t, "client-")
 	ctx := context.Background()
-	mgr, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+	mgr, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

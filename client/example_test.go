@@ -23,6 +23,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
@@ -41,7 +42,7 @@ func ExampleFor() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mgr, err := manager.New(cfg, manager.WithNamespace("shop"))
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace("shop"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/object"
 )
@@ -108,7 +109,7 @@ func newClient[T object.Object](f *informer.Factory, gvk schema.GroupVersionKind
 		started:    f.Started(),
 	}
 	if a.form == formTyped {
-		cl.proto = newProtoWire[T](gvk, rc, c.FastPaths() && c.ProtobufFor(gvk.GroupVersion()))
+		cl.proto = newProtoWire[T](gvk, rc, c.FastPath(cluster.FastProtobuf) && c.ProtobufFor(gvk.GroupVersion()))
 	}
 	if f.Kind(gvk.GroupKind()).Uncached {
 		if cl.scope, err = f.NamespacesFor(gvk, namespace); err != nil {

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/cluster"
@@ -26,7 +27,7 @@ func ExampleForUnstructured() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mgr, err := manager.New(cfg, manager.WithNamespace("shop"))
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace("shop"))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func ExampleFor_uncached() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mgr, err := manager.New(cfg, manager.WithNamespace("shop"),
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace("shop"),
 		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Uncached: true}))
 	if err != nil {
 		log.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,8 +24,8 @@ type Cluster struct {
 	cfg    *rest.Config
 	http   *http.Client // every client's; see transport.go
 	scheme *runtime.Scheme
-	cbor   bool // see WithCBOR
-	fast   bool // see WithFastPaths
+	cbor   bool              // see WithCBOR
+	fast   map[FastPath]bool // see WithFastPaths; read only
 	codecs runtime.NegotiatedSerializer
 	params runtime.ParameterCodec
 	mapper meta.ResettableRESTMapper
@@ -44,6 +45,7 @@ type options struct {
 	http2          bool
 	fastPaths      bool
 	fastPathsGiven bool
+	slowPaths      []FastPath // WithoutFastPaths
 }
 
 // WithScheme sets the scheme that maps Go types to kinds. Without it the
@@ -53,8 +55,8 @@ type options struct {
 // AddToScheme), or client-go's kubernetes/scheme.Scheme, every built-in
 // kind. steady does not link client-go's scheme unless the program does:
 // registering every built-in group at start costs a process several MiB
-// of memory and milliseconds of CPU. manager.New defaults to client-go's
-// scheme, as controller-runtime's manager does.
+// of memory and milliseconds of CPU. manager.New has no default either,
+// where controller-runtime's manager defaults to client-go's scheme.
 func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
 
 // New returns a Cluster for the API server at cfg. It makes no request:
@@ -70,10 +72,11 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 	if o.scheme == nil {
 		return nil, fmt.Errorf("cluster: WithScheme(nil)")
 	}
-	if !o.fastPathsGiven {
-		o.fastPaths = fastPathsDefault()
+	fast, err := o.fastPathSet()
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	hc, err := newHTTPClient(cfg, o.http2, o.fastPaths)
+	hc, err := newHTTPClient(cfg, o.http2, fast[FastHTTP1])
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +97,7 @@ func New(cfg *rest.Config, opts ...Option) (*Cluster, error) {
 		http:   hc,
 		scheme: o.scheme,
 		cbor:   o.cbor,
-		fast:   o.fastPaths,
+		fast:   fast,
 		codecs: serializer.NewCodecFactory(o.scheme).WithoutConversion(),
 		params: runtime.NewParameterCodec(o.scheme),
 		mapper: mapper,
@@ -240,7 +243,18 @@ func KindOf[T runtime.Object](c *Cluster) (schema.GroupVersionKind, error) {
 	}
 	gvks, _, err := c.scheme.ObjectKinds(reflect.New(typ.Elem()).Interface().(T))
 	if err != nil {
-		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme (add its group version to the scheme given to cluster.WithScheme or manager.WithScheme): %w", zero, err)
+		return schema.GroupVersionKind{}, fmt.Errorf("%T is not in the scheme (add its group version to the scheme given to cluster.WithScheme or manager.WithScheme%s): %w", zero, schemeHint(typ.Elem()), err)
 	}
 	return gvks[0], nil
+}
+
+// schemeHint names, for a type of a built-in API group, the call that
+// adds its group version to a scheme; it is empty for other types.
+func schemeHint(typ reflect.Type) string {
+	pkg := typ.PkgPath()
+	rest, ok := strings.CutPrefix(pkg, "k8s.io/api/")
+	if !ok || strings.Count(rest, "/") != 1 {
+		return ""
+	}
+	return fmt.Sprintf(": the AddToScheme of %s, or client-go's kubernetes/scheme.AddToScheme for every built-in kind", pkg)
 }

@@ -108,5 +108,5 @@ func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = prefer } 
 
 // prefersCBOR reports whether the typed client of gv asks for CBOR.
 func (c *Cluster) prefersCBOR(gv schema.GroupVersion) bool {
-	return c.fast && c.cbor && !c.protobufEncodes(gv) && cborwire.Eligible(c.scheme, gv)
+	return c.fast[FastCBOR] && c.cbor && !c.protobufEncodes(gv) && cborwire.Eligible(c.scheme, gv)
 }

@@ -149,8 +149,9 @@
 // standard path, and WithFastPaths(false), or STEADY_FAST_PATHS=off in
 // the environment (FastPathsEnv), turns them all off: client-go's
 // transport and apimachinery's serializers then do everything, and what a
-// controller sees does not change. bench/README.md says what each path
-// buys.
+// controller sees does not change. WithoutFastPaths, or
+// STEADY_FAST_PATHS=off:http1,compact, turns single ones (FastPath) off.
+// bench/README.md says what each path buys.
 //
 // # What it links
 //
@@ -160,7 +161,7 @@
 // start, several MiB of memory and milliseconds of CPU in every process.
 // A Cluster made without WithScheme knows no Go types; give it the scheme
 // of the kinds the program uses, or client-go's kubernetes/scheme.Scheme
-// for all the built-in ones (manager.New's default).
+// for all the built-in ones. manager.New does the same: it links neither.
 //
 // A manager makes its Cluster from the rest.Config it is given
 // (manager.Manager.Cluster returns it); informer factories and clients take

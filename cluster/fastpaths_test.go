@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,35 +22,72 @@ var unreachable = &rest.Config{Host: "https://127.0.0.1:1"}
 
 // Fast paths are on by default; STEADY_FAST_PATHS set to off, false, 0 or
 // no (in any case, with spaces around) turns them off for clusters made
-// without WithFastPaths, and any other value leaves them on; WithFastPaths
-// wins over the variable either way.
+// without WithFastPaths, on, true, 1 or yes leaves them on, and off:a,b
+// turns off a and b alone; WithFastPaths wins over the variable either
+// way, and WithoutFastPaths turns single paths off on top of both.
 func TestWithFastPathsDefaultAndEnvironment(t *testing.T) {
+	all := cluster.FastPaths
 	for _, tc := range []struct {
 		env  string
 		opts []cluster.Option
-		want bool
+		off  []cluster.FastPath
 	}{
-		{env: "", want: true},
-		{env: "off", want: false},
-		{env: "false", want: false},
-		{env: "0", want: false},
-		{env: "no", want: false},
-		{env: " OFF\n", want: false},
-		{env: "on", want: true},
-		{env: "1", want: true},
-		{env: "nonsense", want: true},
-		{env: "", opts: []cluster.Option{cluster.WithFastPaths(false)}, want: false},
-		{env: "on", opts: []cluster.Option{cluster.WithFastPaths(false)}, want: false},
-		{env: "off", opts: []cluster.Option{cluster.WithFastPaths(true)}, want: true},
-		{env: "off", opts: []cluster.Option{cluster.WithFastPaths(false), cluster.WithFastPaths(true)}, want: true},
+		{env: ""},
+		{env: "off", off: all},
+		{env: "false", off: all},
+		{env: "0", off: all},
+		{env: "no", off: all},
+		{env: " OFF\n", off: all},
+		{env: "on"},
+		{env: "1"},
+		{env: "off:http1", off: []cluster.FastPath{cluster.FastHTTP1}},
+		{env: "off: compact , cbor", off: []cluster.FastPath{cluster.FastCompact, cluster.FastCBOR}},
+		{env: "", opts: []cluster.Option{cluster.WithFastPaths(false)}, off: all},
+		{env: "on", opts: []cluster.Option{cluster.WithFastPaths(false)}, off: all},
+		{env: "off", opts: []cluster.Option{cluster.WithFastPaths(true)}},
+		{env: "off:http1", opts: []cluster.Option{cluster.WithFastPaths(true)}},
+		{env: "off", opts: []cluster.Option{cluster.WithFastPaths(false), cluster.WithFastPaths(true)}},
+		{env: "", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastProtobuf)}, off: []cluster.FastPath{cluster.FastProtobuf}},
+		{env: "off:http1", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastProtobuf)}, off: []cluster.FastPath{cluster.FastHTTP1, cluster.FastProtobuf}},
+		{env: "", opts: []cluster.Option{cluster.WithFastPaths(true), cluster.WithoutFastPaths(cluster.FastCBOR)}, off: []cluster.FastPath{cluster.FastCBOR}},
 	} {
 		t.Setenv(cluster.FastPathsEnv, tc.env)
 		c, err := cluster.New(unreachable, append(tc.opts, cluster.WithScheme(coreScheme(t)))...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.FastPaths(); got != tc.want {
-			t.Errorf("%s=%q, %d options: FastPaths() = %v, want %v", cluster.FastPathsEnv, tc.env, len(tc.opts), got, tc.want)
+		for _, p := range all {
+			if want := !slices.Contains(tc.off, p); c.FastPath(p) != want {
+				t.Errorf("%s=%q, %d options: FastPath(%s) = %v, want %v", cluster.FastPathsEnv, tc.env, len(tc.opts), p, !want, want)
+			}
+		}
+		if want := len(tc.off) == 0; c.FastPaths() != want {
+			t.Errorf("%s=%q, %d options: FastPaths() = %v, want %v", cluster.FastPathsEnv, tc.env, len(tc.opts), !want, want)
+		}
+	}
+}
+
+// A value of STEADY_FAST_PATHS that names no setting, or a fast path that
+// does not exist, is an error of New naming the variable and what it
+// accepts; so is WithoutFastPaths of an unknown path.
+func TestFastPathsRefuseUnknownNames(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		opts []cluster.Option
+		want []string
+	}{
+		{env: "nonsense", want: []string{`STEADY_FAST_PATHS="nonsense"`, "off:", "http1, protobuf, cbor, compact"}},
+		{env: "off:http2", want: []string{`STEADY_FAST_PATHS="off:http2"`, `no fast path "http2"`}},
+		{env: "off:", want: []string{`no fast path ""`}},
+		{opts: []cluster.Option{cluster.WithoutFastPaths("proto")}, want: []string{"WithoutFastPaths", `no fast path "proto"`}},
+		{env: "off", opts: []cluster.Option{cluster.WithFastPaths(true), cluster.WithoutFastPaths("proto")}, want: []string{"WithoutFastPaths", `"proto"`}},
+	} {
+		t.Setenv(cluster.FastPathsEnv, tc.env)
+		_, err := cluster.New(unreachable, append(tc.opts, cluster.WithScheme(coreScheme(t)))...)
+		for _, w := range tc.want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("%s=%q, %d options: New: %v; want an error with %q", cluster.FastPathsEnv, tc.env, len(tc.opts), err, w)
+			}
 		}
 	}
 }
@@ -90,6 +129,9 @@ func TestWithoutFastPathsNoSynchronousTransport(t *testing.T) {
 		{name: "WithFastPaths(false)", opts: []cluster.Option{cluster.WithFastPaths(false)}},
 		{name: "environment", env: "off"},
 		{name: "environment, WithFastPaths(true)", env: "off", opts: []cluster.Option{cluster.WithFastPaths(true)}, want: true},
+		{name: "environment, off:http1", env: "off:http1"},
+		{name: "WithoutFastPaths(FastHTTP1)", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastHTTP1)}},
+		{name: "WithoutFastPaths(FastCompact)", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastCompact)}, want: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(cluster.FastPathsEnv, tc.env)
@@ -136,6 +178,8 @@ func TestWithoutFastPathsNoCBOR(t *testing.T) {
 		{name: "default", want: cbor},
 		{name: "WithFastPaths(false)", opts: []cluster.Option{cluster.WithFastPaths(false)}, want: json},
 		{name: "WithFastPaths(false), WithCBOR(true)", opts: []cluster.Option{cluster.WithFastPaths(false), cluster.WithCBOR(true)}, want: json},
+		{name: "WithoutFastPaths(FastCBOR)", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastCBOR)}, want: json},
+		{name: "WithoutFastPaths(FastHTTP1)", opts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastHTTP1)}, want: cbor},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv(cluster.FastPathsEnv, "")

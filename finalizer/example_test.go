@@ -5,6 +5,7 @@ import (
 	"log"
 
 	corev1 "k8s.io/api/core/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -30,7 +31,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mgr, err := manager.New(cfg, manager.WithNamespace("shop"))
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace("shop"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -67,7 +66,7 @@ func TestNewRefusesBadInput(t *testing.T) {
 func TestFailingCleanupIsRetriedUntilItSucceeds(t *testing.T) {
 	ctx := context.Background()
 	ns, cs := testkit.Namespace(t, "finalizer-"), testkit.Clientset(t)
-	mgr, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+	mgr, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

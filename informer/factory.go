@@ -98,8 +98,8 @@ func NewFactory(c *cluster.Cluster, opts ...FactoryOption) (*Factory, error) {
 	if err := o.checkCaching(); err != nil {
 		return nil, fmt.Errorf("informer factory: %w", err)
 	}
-	if !c.FastPaths() && !o.compactGiven {
-		// Compact caches are a fast path (cluster.WithFastPaths). Their
+	if !c.FastPath(cluster.FastCompact) && !o.compactGiven {
+		// Compact caches are a fast path (cluster.FastCompact). Their
 		// reads return the caller's own objects; copies keep that promise.
 		o.compact, o.copyReads = false, true
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 
+	"github.com/steadyctl/steady/cluster"
 	"github.com/steadyctl/steady/internal/protowatch"
 	"github.com/steadyctl/steady/reflector"
 )
@@ -46,7 +47,7 @@ func (f *Factory) typedLW(gvk schema.GroupVersionKind, gvr schema.GroupVersionRe
 		resource:  gvr.Resource,
 		namespace: namespace,
 	}
-	if newObject != nil && f.c.FastPaths() && f.c.ProtobufFor(gvk.GroupVersion()) {
+	if newObject != nil && f.c.FastPath(cluster.FastProtobuf) && f.c.ProtobufFor(gvk.GroupVersion()) {
 		lw.wire = newWireForm(gvk.Kind, newObject, lw.newList, !f.o.keepManagedFields)
 	}
 	return lw, nil

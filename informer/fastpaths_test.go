@@ -19,7 +19,8 @@ import (
 )
 
 // Compact caches are a fast path: a factory on a cluster without fast
-// paths (cluster.WithFastPaths(false), or STEADY_FAST_PATHS=off) keeps
+// paths (cluster.WithFastPaths(false), STEADY_FAST_PATHS=off, or
+// FastCompact alone turned off) keeps
 // decoded objects, and its caches' reads (Get, List, ByIndex, and listers
 // over Indexer) return deep copies, so that what a reader gets is still
 // its own, as a compact cache's reads are: changing it changes nothing
@@ -59,6 +60,9 @@ func TestFactoryWithoutFastPaths(t *testing.T) {
 		{name: "WithFastPaths(false)", copts: []cluster.Option{cluster.WithFastPaths(false)}, wantOwned: true},
 		{name: "environment", env: "off", wantOwned: true},
 		{name: "environment, WithFastPaths(true)", env: "off", copts: []cluster.Option{cluster.WithFastPaths(true)}, wantCompact: true, wantOwned: true},
+		{name: "environment, off:compact", env: "off:compact", wantOwned: true},
+		{name: "environment, off:http1,protobuf", env: "off:http1,protobuf", wantCompact: true, wantOwned: true},
+		{name: "WithoutFastPaths(FastCompact)", copts: []cluster.Option{cluster.WithoutFastPaths(cluster.FastCompact)}, wantOwned: true},
 		{name: "WithFastPaths(false), WithCompact(true)", copts: []cluster.Option{cluster.WithFastPaths(false)},
 			fopts: []informer.FactoryOption{informer.WithCompact(true)}, wantCompact: true, wantOwned: true},
 		{name: "WithFastPaths(false), WithCompact(false)", copts: []cluster.Option{cluster.WithFastPaths(false)},

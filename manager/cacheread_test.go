@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -87,7 +88,7 @@ func TestFirstReconcileReadsUnwatchedKindFromSyncedCache(t *testing.T) {
 	}
 	for _, when := range []string{"before Start", "in the reconciler"} {
 		t.Run("client made "+when, func(t *testing.T) {
-			m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+			m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +182,7 @@ var readConfigMaps = rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []str
 func operatorManager(t *testing.T) (*manager.Manager, string) {
 	t.Helper()
 	ns := testkit.Namespace(t, "mgr-")
-	m, err := manager.New(serviceAccount(t, ns, readConfigMaps), manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
+	m, err := manager.New(serviceAccount(t, ns, readConfigMaps), manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -35,10 +36,10 @@ func TestManagerNamespacesAndKindOverride(t *testing.T) {
 	if _, err := cs.CoreV1().Secrets(c).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := manager.New(testkit.Env(t).Config, manager.WithNamespaces(a, a)); err == nil || !strings.Contains(err.Error(), "WithNamespaces") {
+	if _, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespaces(a, a)); err == nil || !strings.Contains(err.Error(), "WithNamespaces") {
 		t.Fatalf("a namespace given twice: %v, want an error naming the option", err)
 	}
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespaces(a, b),
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespaces(a, b),
 		manager.WithKind(secretKind, informer.KindOptions{Namespaces: []string{c}}))
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestUncachedKindNeedsOnlyGet(t *testing.T) {
 	}
 	testkit.CreateConfigMaps(t, cs, ns, 0, 1)
 	getSecrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}}
-	m, err := manager.New(serviceAccount(t, ns, readConfigMaps, getSecrets), manager.WithNamespace(ns),
+	m, err := manager.New(serviceAccount(t, ns, readConfigMaps, getSecrets), manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns),
 		manager.WithKind(secretKind, informer.KindOptions{Uncached: true}))
 	if err != nil {
 		t.Fatal(err)

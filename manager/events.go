@@ -6,11 +6,25 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/tools/record"
 )
+
+// EventRecorder records events.k8s.io/v1 Events about objects; see
+// Manager.EventRecorderFor. Its method set is that of client-go's
+// events.EventRecorder, so a value of either type is assignable to the
+// other and code written against client-go's keeps compiling. It is
+// declared here because client-go's package events imports every typed
+// client, which operators that do not use it should not have to link.
+type EventRecorder interface {
+	// Eventf records an Event of eventtype (corev1.EventTypeNormal or
+	// EventTypeWarning) about regarding, and optionally related: the
+	// reporting controller did action, for reason (UpperCamelCase, a
+	// word programs can switch on). The note, for people, is formatted
+	// with args when there are any.
+	Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any)
+}
 
 // eventPipes are the manager's two event pipelines, each made when its
 // first recorder is asked for and stopped by stopEvents.
@@ -30,27 +44,33 @@ type eventPipes struct {
 // never waits for the API server. The first occurrence of an event
 // creates an Event; a repeat within six minutes of the last occurrence —
 // same object, related object, type, reason and action, whatever its
-// note — is counted in that
-// Event's series instead (`kubectl events` shows "x5"): the series is
-// written when it starts, at most once a minute while it grows, and when
-// the manager stops. New Events about one object are rate limited (see
+// note — is counted in that Event's series instead (`kubectl events`
+// shows "x5"): the series is written when it starts, at most once a
+// minute while it grows, and when the manager stops. New Events about one object are rate limited (see
 // WithEventRateLimit). At most 1,000 events wait to be written; more are
 // dropped, as client-go's recorders drop them.
 //
-// The recorder is also an events.AnnotatedEventRecorder. Recorders share
-// one writer, started by the first, flushed and stopped when Start
-// returns, after the controllers: events recorded during their last
-// reconciles are written. Clusters without events.k8s.io/v1 (before
-// Kubernetes 1.19) need LegacyEventRecorderFor.
-func (m *Manager) EventRecorderFor(name string) (events.EventRecorder, error) {
+// The recorder also has AnnotatedEventf, the method of client-go's
+// events.AnnotatedEventRecorder, which records an Event with annotations:
+// a type assertion to that interface, or to one of your own with the
+// method, reaches it. Recorders share one writer, started by the first,
+// flushed and stopped when Start returns, after the controllers: events
+// recorded during their last reconciles are written. Clusters without
+// events.k8s.io/v1 (before Kubernetes 1.19) need LegacyEventRecorderFor.
+func (m *Manager) EventRecorderFor(name string) (EventRecorder, error) {
 	if errs := validation.IsQualifiedName(name); len(errs) > 0 {
 		return nil, fmt.Errorf("manager: EventRecorderFor(%q): the reporting controller must be a qualified name: %s", name, strings.Join(errs, "; "))
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	err := m.eventPipe("EventRecorderFor", name, m.events.v1 != nil, func(cs kubernetes.Interface) {
-		m.events.v1 = newEventSender(cs.EventsV1(), newSpamFilter(m.opts.eventBurst, m.opts.eventEvery), m.log.WithName("events"))
+	err := m.eventPipe("EventRecorderFor", name, m.events.v1 != nil, func() error {
+		api, err := newEventsV1API(m.cluster.Config(), m.cluster.HTTPClient())
+		if err != nil {
+			return err
+		}
+		m.events.v1 = newEventSender(api, newSpamFilter(m.opts.eventBurst, m.opts.eventEvery), m.log.WithName("events"))
 		m.events.v1.start(seriesFlushEvery)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -76,8 +96,13 @@ func (m *Manager) LegacyEventRecorderFor(name string) (record.EventRecorder, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	err := m.eventPipe("LegacyEventRecorderFor", name, m.events.legacy != nil, func(cs kubernetes.Interface) {
-		m.events.legacy = newLegacyEvents(cs, m.opts.eventBurst, m.opts.eventEvery, m.log.WithName("events"))
+	err := m.eventPipe("LegacyEventRecorderFor", name, m.events.legacy != nil, func() error {
+		sink, err := newCoreV1Sink(m.cluster.Config(), m.cluster.HTTPClient())
+		if err != nil {
+			return err
+		}
+		m.events.legacy = newLegacyEvents(sink, m.opts.eventBurst, m.opts.eventEvery, m.log.WithName("events"))
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -85,20 +110,18 @@ func (m *Manager) LegacyEventRecorderFor(name string) (record.EventRecorder, err
 	return m.events.legacy.recorder(m.cluster.Scheme(), name), nil
 }
 
-// eventPipe makes a pipeline with its clientset, with m.mu held, unless it
-// exists; after the manager has stopped it is an error of method (name).
-func (m *Manager) eventPipe(method, name string, exists bool, make func(kubernetes.Interface)) error {
+// eventPipe makes a pipeline, with m.mu held, unless it exists; after the
+// manager has stopped it is an error of method (name).
+func (m *Manager) eventPipe(method, name string, exists bool, make func() error) error {
 	if m.events.stopped {
 		return fmt.Errorf("manager: %s(%q): the manager has stopped", method, name)
 	}
 	if exists {
 		return nil
 	}
-	cs, err := m.clientset()
-	if err != nil {
+	if err := make(); err != nil {
 		return fmt.Errorf("manager: %s(%q): %w", method, name, err)
 	}
-	make(cs)
 	return nil
 }
 

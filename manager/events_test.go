@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/internal/testkit"
@@ -19,12 +21,17 @@ import (
 )
 
 // eventsTest is a manager restricted to a fresh namespace holding
-// ConfigMaps cm-0 and cm-1.
+// ConfigMaps cm-0 and cm-1, whose scheme has core/v1: the recorders name
+// an object by the kind the scheme gives its type.
 func eventsTest(t *testing.T, opts ...manager.Option) (m *manager.Manager, ns string, cms [2]*corev1.ConfigMap) {
 	t.Helper()
 	ns = testkit.Namespace(t, "mgr-")
 	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 2)
-	m, err := manager.New(testkit.Env(t).Config, append([]manager.Option{manager.WithNamespace(ns)}, opts...)...)
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manager.New(testkit.Env(t).Config, append([]manager.Option{manager.WithNamespace(ns), manager.WithScheme(scheme)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +92,33 @@ func TestEventRecorderWritesEventsV1(t *testing.T) {
 		t.Fatalf("EventRecorderFor after Start returned: %v", err)
 	}
 	rec.Eventf(cms[0], nil, corev1.EventTypeNormal, "Late", "Test", "after the manager stopped") // dropped, quietly
+}
+
+// The recorder serves code written against client-go's events.EventRecorder,
+// and is its events.AnnotatedEventRecorder: the annotations are stored.
+func TestEventRecorderIsClientGos(t *testing.T) {
+	m, ns, cms := eventsTest(t)
+	var rec events.EventRecorder // client-go's type, assigned the manager's
+	rec, err := m.EventRecorderFor("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, ok := rec.(events.AnnotatedEventRecorder)
+	if !ok {
+		t.Fatalf("%T is no events.AnnotatedEventRecorder", rec)
+	}
+	stop := start(t, m)
+	ann.AnnotatedEventf(cms[0], nil, map[string]string{"example.com/run": "7"}, corev1.EventTypeNormal, "Annotated", "Test", "with %d annotation", 1)
+	if err := stop(); err != nil { // writes the event
+		t.Fatal(err)
+	}
+	evs := eventsV1(t, ns)
+	if len(evs) != 1 {
+		t.Fatalf("%d Events, want 1", len(evs))
+	}
+	if ev := evs[0]; ev.Annotations["example.com/run"] != "7" || ev.Note != "with 1 annotation" || ev.Regarding.UID != cms[0].UID {
+		t.Fatalf("annotations %v, note %q, regarding %+v", ev.Annotations, ev.Note, ev.Regarding)
+	}
 }
 
 // Repeats of an event are one Event with a series, even as the object they
@@ -186,6 +220,33 @@ func TestLegacyEventRecorderWritesCoreV1Events(t *testing.T) {
 	})
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Repeats of a core/v1 event count in one Event: the broadcaster creates
+// it, then patches its count.
+func TestLegacyEventRepeatsCountInOneEvent(t *testing.T) {
+	m, ns, cms := eventsTest(t)
+	rec, err := m.LegacyEventRecorderFor("tester")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, m)
+	for range 3 {
+		rec.Eventf(cms[0], corev1.EventTypeNormal, "Synced", "in sync, %s", "again")
+	}
+	if err := stop(); err != nil { // writes the events
+		t.Fatal(err)
+	}
+	evs, err := testkit.Clientset(t).CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs.Items) != 1 {
+		t.Fatalf("%d Events, want one with count 3", len(evs.Items))
+	}
+	if ev := evs.Items[0]; ev.Count != 3 || ev.Message != "in sync, again" || ev.InvolvedObject.UID != cms[0].UID {
+		t.Fatalf("count %d, message %q, object %+v", ev.Count, ev.Message, ev.InvolvedObject)
 	}
 }
 

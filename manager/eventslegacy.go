@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"time"
 
@@ -11,9 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/uuid"
-	"k8s.io/client-go/kubernetes"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/steadyctl/steady/internal/apiclient"
 )
 
 // legacyEvents is the core/v1 pipeline: client-go's record broadcaster,
@@ -45,13 +47,11 @@ func (s *flushSink) Create(ev *corev1.Event) (*corev1.Event, error) {
 	return s.EventSink.Create(ev)
 }
 
-func newLegacyEvents(cs kubernetes.Interface, burst int, interval time.Duration, log logr.Logger) *legacyEvents {
+func newLegacyEvents(api record.EventSink, burst int, interval time.Duration, log logr.Logger) *legacyEvents {
 	b := record.NewBroadcaster(
 		record.WithCorrelatorOptions(record.CorrelatorOptions{BurstSize: burst, QPS: float32(1 / interval.Seconds())}),
 		record.WithContext(logr.NewContext(context.Background(), log)))
-	sink := &flushSink{EventSink: &typedcorev1.EventSinkImpl{Interface: cs.CoreV1().Events("")},
-		marker: uuid.NewUUID(), flushed: make(chan struct{})}
-	// Events("") writes each event in its object's namespace.
+	sink := &flushSink{EventSink: api, marker: uuid.NewUUID(), flushed: make(chan struct{})}
 	b.StartRecordingToSink(sink)
 	b.StartEventWatcher(func(e *corev1.Event) {
 		if e.InvolvedObject.UID != sink.marker {
@@ -132,4 +132,52 @@ func (r *legacyRecorder) AnnotatedEventf(object runtime.Object, annotations map[
 		defer r.l.mu.RUnlock()
 		r.r.AnnotatedEventf(object, annotations, eventtype, reason, messageFmt, args...)
 	}
+}
+
+// coreV1Sink is the record.EventSink of the core/v1 pipeline: it writes
+// each Event in its own namespace, through a REST client of core/v1 alone
+// (see package apiclient).
+//
+// Its errors are the REST client's, unwrapped: the broadcaster tells the
+// failures to give up on from those to retry, and a missing Event (which
+// it creates again) from others, by their concrete types.
+type coreV1Sink struct {
+	c *apiclient.Client
+}
+
+// newCoreV1Sink returns the sink of the API server at cfg, sending through
+// hc (the cluster's HTTP client).
+func newCoreV1Sink(cfg *rest.Config, hc *http.Client) (*coreV1Sink, error) {
+	c, err := apiclient.New(cfg, hc, corev1.SchemeGroupVersion, corev1.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	return &coreV1Sink{c: c}, nil
+}
+
+// Create creates ev.
+func (s *coreV1Sink) Create(ev *corev1.Event) (*corev1.Event, error) {
+	out := &corev1.Event{}
+	err := s.c.REST.Post().NamespaceIfScoped(ev.Namespace, ev.Namespace != "").Resource("events").
+		Body(ev).Do(context.Background()).Into(out)
+	return out, err
+}
+
+// Update replaces ev, whose resourceVersion must be the stored Event's.
+func (s *coreV1Sink) Update(ev *corev1.Event) (*corev1.Event, error) {
+	out := &corev1.Event{}
+	err := s.c.REST.Put().NamespaceIfScoped(ev.Namespace, ev.Namespace != "").Resource("events").Name(ev.Name).
+		Body(ev).Do(context.Background()).Into(out)
+	return out, err
+}
+
+// Patch applies data, a strategic merge patch (the broadcaster's, of the
+// count, message and last time of a repeated event), to the Event ev
+// names.
+func (s *coreV1Sink) Patch(ev *corev1.Event, data []byte) (*corev1.Event, error) {
+	out := &corev1.Event{}
+	err := s.c.REST.Patch(types.StrategicMergePatchType).NamespaceIfScoped(ev.Namespace, ev.Namespace != "").
+		Resource("events").Name(ev.Name).
+		Body(data).Do(context.Background()).Into(out)
+	return out, err
 }

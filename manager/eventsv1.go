@@ -19,10 +19,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	typedeventsv1 "k8s.io/client-go/kubernetes/typed/events/v1"
-	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/record/util"
 	"k8s.io/client-go/tools/reference"
+
+	"github.com/steadyctl/steady/internal/apiclient"
 )
 
 // The events.k8s.io/v1 pipeline. client-go's tools/events broadcaster is
@@ -40,17 +41,16 @@ const (
 	instanceLimit     = 128              // bytes: the API's limit on reportingInstance
 )
 
-// v1Recorder is the recorder EventRecorderFor returns.
+// v1Recorder is the recorder EventRecorderFor returns. It also has
+// AnnotatedEventf, the method of client-go's events.AnnotatedEventRecorder
+// (checked in a test: this file does not import client-go's package).
 type v1Recorder struct {
 	s                    *eventSender
 	scheme               *runtime.Scheme
 	controller, instance string
 }
 
-var (
-	_ events.EventRecorder          = (*v1Recorder)(nil)
-	_ events.AnnotatedEventRecorder = (*v1Recorder)(nil)
-)
+var _ EventRecorder = (*v1Recorder)(nil)
 
 // Eventf records an Event of eventtype (corev1.EventTypeNormal or
 // EventTypeWarning) about regarding, and optionally related; note is
@@ -124,10 +124,10 @@ func truncate(s string, n int) string {
 // the order recorded: the first occurrence of an event creates an Event,
 // and repeats count in its series.
 type eventSender struct {
-	events typedeventsv1.EventsV1Interface
-	limit  *spamFilter
-	log    logr.Logger
-	now    func() time.Time
+	api   *eventsV1API
+	limit *spamFilter
+	log   logr.Logger
+	now   func() time.Time
 
 	mu     sync.RWMutex // read-held to enqueue, held to close the queue
 	closed bool
@@ -169,9 +169,9 @@ func keyOf(ev *eventsv1.Event) seriesKey {
 	return k
 }
 
-func newEventSender(c typedeventsv1.EventsV1Interface, limit *spamFilter, log logr.Logger) *eventSender {
+func newEventSender(api *eventsV1API, limit *spamFilter, log logr.Logger) *eventSender {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &eventSender{events: c, limit: limit, log: log, now: time.Now,
+	return &eventSender{api: api, limit: limit, log: log, now: time.Now,
 		queue: make(chan *eventsv1.Event, eventQueueLen), ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), series: map[seriesKey]*series{}}
 }
@@ -254,10 +254,7 @@ func (s *eventSender) record(ev *eventsv1.Event) {
 		return
 	}
 	ev.Name = s.name(ev)
-	if s.write(ev, func(ctx context.Context) error {
-		_, err := s.events.Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
-		return err
-	}) {
+	if s.write(ev, func(ctx context.Context) error { return s.api.create(ctx, ev) }) {
 		s.series[k] = &series{ev: ev, count: 1, last: at}
 	}
 }
@@ -281,11 +278,11 @@ func (s *eventSender) writeSeries(se *series) {
 	}
 	se.dirty = false // a failed write is not retried later: events are best effort
 	s.write(se.ev, func(ctx context.Context) error {
-		_, err := s.events.Events(se.ev.Namespace).Patch(ctx, se.ev.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+		err := s.api.patch(ctx, se.ev.Namespace, se.ev.Name, patch)
 		if apierrors.IsNotFound(err) {
 			ev := se.ev.DeepCopy()
 			ev.ResourceVersion, ev.Series = "", es
-			_, err = s.events.Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
+			err = s.api.create(ctx, ev)
 		}
 		return err
 	})
@@ -359,4 +356,42 @@ func objectOf(ref corev1.ObjectReference) string {
 		return ref.Name
 	}
 	return ref.Namespace + "/" + ref.Name
+}
+
+// eventsV1API writes events.k8s.io/v1 Events, through a REST client of
+// that group version alone (see package apiclient).
+type eventsV1API struct {
+	c *apiclient.Client
+}
+
+// newEventsV1API returns the events.k8s.io/v1 client of the API server at
+// cfg, sending through hc (the cluster's HTTP client).
+func newEventsV1API(cfg *rest.Config, hc *http.Client) (*eventsV1API, error) {
+	c, err := apiclient.New(cfg, hc, eventsv1.SchemeGroupVersion, eventsv1.AddToScheme)
+	if err != nil {
+		return nil, err
+	}
+	return &eventsV1API{c: c}, nil
+}
+
+// create creates ev in its namespace.
+func (a *eventsV1API) create(ctx context.Context, ev *eventsv1.Event) error {
+	err := a.c.REST.Post().Namespace(ev.Namespace).Resource("events").
+		VersionedParams(&metav1.CreateOptions{}, a.c.Params).
+		Body(ev).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("creating Event %s/%s: %w", ev.Namespace, ev.Name, err)
+	}
+	return nil
+}
+
+// patch applies a JSON merge patch to Event ns/name.
+func (a *eventsV1API) patch(ctx context.Context, ns, name string, patch []byte) error {
+	err := a.c.REST.Patch(types.MergePatchType).Namespace(ns).Resource("events").Name(name).
+		VersionedParams(&metav1.PatchOptions{}, a.c.Params).
+		Body(patch).Do(ctx).Error()
+	if err != nil {
+		return fmt.Errorf("patching Event %s/%s: %w", ns, name, err)
+	}
+	return nil
 }

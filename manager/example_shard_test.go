@@ -6,6 +6,7 @@ import (
 	"os"
 
 	corev1 "k8s.io/api/core/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/controller"
@@ -23,7 +24,7 @@ import (
 // replica.
 func ExampleManager_ShardInformer() {
 	var cfg *rest.Config // from cluster.LoadConfig
-	mgr, err := manager.New(cfg)
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}

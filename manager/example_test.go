@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/client"
@@ -42,7 +43,7 @@ func ExampleWithNamespaces() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mgr, err := manager.New(cfg,
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme),
 		manager.WithNamespaces("shop", "billing"),
 		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Namespaces: []string{"operator-credentials"}}),
 		manager.WithKind(schema.GroupKind{Group: "events.k8s.io", Kind: "Event"}, informer.KindOptions{Uncached: true}),
@@ -69,7 +70,8 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	mgr, err := manager.New(cfg,
-		manager.WithThrottle(cluster.NoThrottle), // the server's API Priority and Fairness protects it
+		manager.WithScheme(clientgoscheme.Scheme), // the Go types of every built-in kind
+		manager.WithThrottle(cluster.NoThrottle),  // the server's API Priority and Fairness protects it
 		manager.WithNamespace("shop"),
 		manager.WithKind(schema.GroupKind{Kind: "Secret"}, informer.KindOptions{Selector: object.Selector{Labels: "app.kubernetes.io/managed-by=shop-operator"}}),
 		manager.WithMetricsAddr(":8443"),
@@ -92,7 +94,7 @@ func ExampleNew() {
 // starts it, on the leader only, once the caches run.
 func ExampleManager_ControllerOptions() {
 	var cfg *rest.Config // from cluster.LoadConfig or testenv
-	mgr, err := manager.New(cfg)
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -165,7 +167,7 @@ func ExampleWithPprofAddr() {
 	// Plain HTTP on loopback, as during development; in a cluster leave
 	// WithInsecureServing out, and pprof is served over HTTPS to callers
 	// that RBAC allows "get" on /debug/pprof/*.
-	mgr, err := manager.New(cfg, manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing(true)) // :0, a free port
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithPprofAddr("127.0.0.1:0"), manager.WithInsecureServing(true)) // :0, a free port
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -208,7 +210,7 @@ func (flusher) NeedLeaderElection() bool { return false }
 func ExampleManager_Add() {
 	// This manager reads no kind, so it never calls the API server at cfg.
 	cfg := &rest.Config{Host: "https://kubernetes.invalid"}
-	mgr, err := manager.New(cfg)
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme))
 	if err != nil {
 		log.Fatal(err)
 	}

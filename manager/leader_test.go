@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/steadyctl/steady/builder"
@@ -24,7 +25,8 @@ func lease(ns, id string) manager.LeaderElection {
 
 func candidate(t *testing.T, ns, id string) (*manager.Manager, *testkit.Keys) {
 	t.Helper()
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithLeaderElection(lease(ns, id)))
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns),
+		manager.WithLeaderElection(lease(ns, id)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +57,8 @@ func TestOnlyTheLeaderReconcilesAndHandsOverOnShutdown(t *testing.T) {
 	testkit.Eventually(t, 20*time.Second, "a reconciles all", func() bool { return ra.Distinct() == 3 })
 
 	// b has synced its caches but stands by. Standing by is an absence, and
-	// client-go's elector retries on the real clock (no clock to inject):
-	// give it five retry periods.
+	// a manager's elector retries on the real clock (the elector's own
+	// tests drive a fake one): give it five retry periods.
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancelSync()
 	if err := b.Factory().WaitForCacheSync(syncCtx); err != nil {

@@ -65,7 +65,6 @@ type Manager struct {
 
 	webhooks   webhooks
 	protection protection // of the metrics and pprof endpoints
-	typed      clientset  // client-go's, for leader election, events and secure serving
 }
 
 // New returns a Manager for the cluster at cfg. It throttles its
@@ -97,6 +96,9 @@ func New(cfg *rest.Config, opts ...Option) (*Manager, error) {
 	}
 	if o.fastPaths != nil {
 		copts = append(copts, cluster.WithFastPaths(*o.fastPaths))
+	}
+	if len(o.slowPaths) > 0 {
+		copts = append(copts, cluster.WithoutFastPaths(o.slowPaths...))
 	}
 	c, err := cluster.New(cfg, copts...)
 	if err != nil {

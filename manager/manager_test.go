@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/informer"
@@ -85,7 +86,7 @@ func getWithToken(t *testing.T, url, token string) (int, string) {
 func TestManagerRunsControllersAndServesProbesAndMetrics(t *testing.T) {
 	ns := testkit.Namespace(t, "mgr-")
 	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 5)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"))
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,11 +152,11 @@ func TestSelectorsRestrictCaches(t *testing.T) {
 		t.Fatal(err)
 	}
 	configMaps := schema.GroupKind{Kind: "ConfigMap"}
-	if _, err := manager.New(env.Config, manager.WithKind(configMaps, informer.KindOptions{Selector: object.Selector{Labels: "app in ("}})); err == nil ||
+	if _, err := manager.New(env.Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithKind(configMaps, informer.KindOptions{Selector: object.Selector{Labels: "app in ("}})); err == nil ||
 		!strings.Contains(err.Error(), `WithKind(ConfigMap): Selector: label selector "app in ("`) {
 		t.Fatalf("a bad selector: %v", err)
 	}
-	m, err := manager.New(env.Config, manager.WithNamespace(ns),
+	m, err := manager.New(env.Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns),
 		manager.WithKind(configMaps, informer.KindOptions{Selector: object.Selector{Labels: "app=mine"}}))
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes/scheme"
 )
 
 // Option configures a Manager. Without options a Manager caches the
@@ -36,9 +36,10 @@ type options struct {
 	cacheSyncTimeout  time.Duration
 	shutdownTimeout   time.Duration
 	throttle          *cluster.Throttle
-	cbor              *bool // WithCBOR; nil for the cluster's default
-	fastPaths         *bool // WithFastPaths; nil for the cluster's default (FastPathsEnv)
-	http2             bool  // WithAPIServerHTTP2
+	cbor              *bool              // WithCBOR; nil for the cluster's default
+	fastPaths         *bool              // WithFastPaths; nil for the cluster's default (FastPathsEnv)
+	slowPaths         []cluster.FastPath // WithoutFastPaths
+	http2             bool               // WithAPIServerHTTP2
 	eventBurst        int
 	eventEvery        time.Duration
 	certFile, keyFile string // WithServingCertificate
@@ -49,9 +50,16 @@ type options struct {
 	certs             []certs.Option // WithWebhookCertificates
 }
 
-// WithScheme sets the scheme that maps Go types to kinds (default
-// client-go's kubernetes/scheme.Scheme). Add custom resources' types to a
-// scheme of your own that includes it.
+// WithScheme sets the scheme that maps Go types to kinds. Without it the
+// manager knows no Go types, as cluster.New: unstructured and
+// metadata-only objects work, and a typed kind is an error naming it and
+// this option when a controller or client of it is made. Give the scheme
+// of the kinds the operator uses (corev1.AddToScheme, the operator's own
+// API's AddToScheme), or client-go's kubernetes/scheme.Scheme for every
+// built-in kind, as kubebuilder's main.go does. Unlike controller-runtime,
+// the manager does not default to client-go's scheme: linking it
+// registers every built-in API group when the program starts, whether or
+// not the operator uses them.
 func WithScheme(s *runtime.Scheme) Option { return func(o *options) { o.scheme = s } }
 
 // WithNamespace restricts every cache of a namespaced kind to namespace
@@ -169,6 +177,14 @@ func WithCBOR(prefer bool) Option { return func(o *options) { o.cbor = &prefer }
 // for an operator in production, without a new build.
 func WithFastPaths(on bool) Option { return func(o *options) { o.fastPaths = &on } }
 
+// WithoutFastPaths turns the fast paths named off alone
+// (cluster.WithoutFastPaths); STEADY_FAST_PATHS=off:http1,compact says the
+// same from the environment.
+func WithoutFastPaths(paths ...cluster.FastPath) Option {
+	paths = slices.Clone(paths)
+	return func(o *options) { o.slowPaths = append(o.slowPaths, paths...) }
+}
+
 // WithAPIServerHTTP2(true) lets the manager's connections to the API
 // server speak HTTP/2; by default they speak HTTP/1.1 (cluster.WithHTTP2,
 // whose package documentation says why). The name says which side it
@@ -189,7 +205,9 @@ func WithThrottle(t cluster.Throttle) Option {
 }
 
 // LeaderElection configures the coordination.k8s.io Lease that elects the
-// replica that runs controllers, through client-go's leaderelection.
+// replica that runs controllers. The elector follows the protocol of
+// client-go's leaderelection, so that replicas built on either (during a
+// migration from controller-runtime) share the Lease.
 type LeaderElection struct {
 	// Name and Namespace name the Lease. Name is required. Namespace
 	// defaults to the pod's own ($POD_NAMESPACE, else its service
@@ -208,7 +226,7 @@ type LeaderElection struct {
 }
 
 func newOptions(opts []Option) (*options, error) {
-	o := &options{scheme: scheme.Scheme, log: defaultLogger(),
+	o := &options{scheme: runtime.NewScheme(), log: defaultLogger(),
 		cacheSyncTimeout: 2 * time.Minute, shutdownTimeout: 30 * time.Second,
 		eventBurst: 25, eventEvery: 5 * time.Minute}
 	for _, opt := range opts {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/manager"
@@ -16,7 +17,7 @@ import (
 var noServer = &rest.Config{Host: "https://kubernetes.invalid"}
 
 func TestPprofServedOnItsOwnAddress(t *testing.T) {
-	m, err := manager.New(noServer, manager.WithPprofAddr("127.0.0.1:0"), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
+	m, err := manager.New(noServer, manager.WithScheme(clientgoscheme.Scheme), manager.WithPprofAddr("127.0.0.1:0"), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestPprofServedOnItsOwnAddress(t *testing.T) {
 }
 
 func TestPprofOffByDefault(t *testing.T) {
-	m, err := manager.New(noServer, manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
+	m, err := manager.New(noServer, manager.WithScheme(clientgoscheme.Scheme), manager.WithMetricsAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"), manager.WithInsecureServing(true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestPprofOffByDefault(t *testing.T) {
 }
 
 func TestPprofBadAddressIsAnErrorNamingTheOption(t *testing.T) {
-	if _, err := manager.New(noServer, manager.WithPprofAddr("localhost")); err == nil || !strings.Contains(err.Error(), `WithPprofAddr("localhost")`) {
+	if _, err := manager.New(noServer, manager.WithScheme(clientgoscheme.Scheme), manager.WithPprofAddr("localhost")); err == nil || !strings.Contains(err.Error(), `WithPprofAddr("localhost")`) {
 		t.Fatalf("an address without a port: New returned %v", err)
 	}
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -70,7 +71,7 @@ func TestPprofBadAddressIsAnErrorNamingTheOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	m, err := manager.New(noServer, manager.WithHealthAddr("127.0.0.1:0"), manager.WithPprofAddr(taken.Addr().String()))
+	m, err := manager.New(noServer, manager.WithScheme(clientgoscheme.Scheme), manager.WithHealthAddr("127.0.0.1:0"), manager.WithPprofAddr(taken.Addr().String()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func (m *Manager) newProtection() (*tls.Config, *serving.Filter, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("WithClientCA: %w", err)
 	}
-	api, err := m.clientset()
+	api, err := serving.NewReviewer(m.cluster.Config(), m.cluster.HTTPClient())
 	if err != nil {
 		return nil, nil, err
 	}

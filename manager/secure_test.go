@@ -11,6 +11,7 @@ import (
 	authnv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/internal/testkit"
 	"github.com/steadyctl/steady/manager"
@@ -30,7 +31,7 @@ func TestProtectedEndpoints(t *testing.T) {
 	}
 	nobody, admin := tr.Status.Token, testkit.Env(t).Config.BearerToken
 
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns),
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns),
 		manager.WithMetricsAddr("127.0.0.1:0"), manager.WithPprofAddr("127.0.0.1:0"), manager.WithHealthAddr("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)

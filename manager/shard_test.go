@@ -9,6 +9,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/informer"
@@ -28,7 +29,7 @@ func TestShardInformerFollowsTheRing(t *testing.T) {
 	ns := testkit.Namespace(t, "shardinf")
 	cs := testkit.Clientset(t)
 	testkit.CreateConfigMaps(t, cs, ns, 0, 20)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns),
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns),
 		manager.WithLeaderElection(manager.LeaderElection{Name: "held-elsewhere", Namespace: ns, Identity: "me"}))
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -57,7 +58,7 @@ func configMapManager(t *testing.T) (*manager.Manager, *client.Client[*corev1.Co
 	t.Helper()
 	ns := testkit.Namespace(t, "mgr-")
 	testkit.CreateConfigMaps(t, testkit.Clientset(t), ns, 0, 1)
-	m, err := manager.New(testkit.Env(t).Config, manager.WithNamespace(ns))
+	m, err := manager.New(testkit.Env(t).Config, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}

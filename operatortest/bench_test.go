@@ -71,7 +71,7 @@ func BenchmarkReconcilerTestParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			it := &iteration{TB: b}
-			createAndObserve(it, operatortest.New(it, setupWithManager, quiet))
+			createAndObserve(it, operatortest.New(it, setupWithManager, builtIn, quiet))
 			it.end()
 		}
 	})

@@ -93,7 +93,7 @@ func TestBuggyOperatorsPassOrdinaryTests(t *testing.T) {
 		}{{"buggy", c.buggy}, {"fixed", c.fixed}} {
 			t.Run(c.name+"/"+v.name, func(t *testing.T) {
 				t.Parallel()
-				env := operatortest.New(t, v.setup)
+				env := operatortest.New(t, v.setup, builtIn)
 				c.scenario(t, env)
 			})
 		}

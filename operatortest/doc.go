@@ -8,7 +8,7 @@
 //	func TestMain(m *testing.M) { testenv.Main(m) } // one control plane for the package's tests
 //
 //	func TestRecordsGeneration(t *testing.T) {
-//		env := operatortest.New(t, setupWithManager)
+//		env := operatortest.New(t, setupWithManager, withScheme)
 //		deployments := operatortest.Client[*appsv1.Deployment](env)
 //		if _, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web")); err != nil {
 //			t.Fatal(err)
@@ -18,6 +18,10 @@
 //			return err == nil && d.Status.ObservedGeneration == d.Generation
 //		})
 //	}
+//
+// where withScheme gives the manager the scheme main gives it, as
+// operatortest.WithManagerOptions(manager.WithScheme(scheme)): a manager
+// knows no Go types without one.
 //
 // New starts the test binary's control plane (etcd and kube-apiserver, see
 // package testenv) on first use, installs the CRDs named by WithCRDs or
@@ -125,10 +129,10 @@
 //
 //	func steps(t testing.TB, env *operatortest.Env) { ... } // the body of an ordinary test
 //
-//	func TestRecordsGeneration(t *testing.T) { steps(t, operatortest.New(t, setupWithManager)) }
+//	func TestRecordsGeneration(t *testing.T) { steps(t, operatortest.New(t, setupWithManager, withScheme)) }
 //
 //	func TestRecordsGenerationUnderFaults(t *testing.T) {
-//		operatortest.Explore(t, setupWithManager, steps)
+//		operatortest.Explore(t, setupWithManager, steps, withScheme)
 //	}
 //
 // First the steps run unperturbed, in t, with a fresh namespace and

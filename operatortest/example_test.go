@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -32,6 +33,11 @@ func (r *generationRecorder) Reconcile(ctx context.Context, req reconcile.Reques
 	return reconcile.Result{}, client.IgnoreNotFound(err)
 }
 
+// builtIn gives the test's manager the scheme main gives the operator's:
+// here client-go's, of every built-in kind. A manager knows no Go types
+// unless given a scheme.
+var builtIn = operatortest.WithManagerOptions(manager.WithScheme(clientgoscheme.Scheme))
+
 // setupWithManager wires the controller into a manager: what main calls,
 // and what the test runs.
 func setupWithManager(mgr *manager.Manager) error {
@@ -49,7 +55,7 @@ func setupWithManager(mgr *manager.Manager) error {
 //
 // which shares one control plane among the package's tests.)
 func ExTestRecordsGeneration(t *testing.T) {
-	env := operatortest.New(t, setupWithManager)
+	env := operatortest.New(t, setupWithManager, builtIn)
 	deployments := operatortest.Client[*appsv1.Deployment](env)
 	if _, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web")); err != nil {
 		t.Fatal(err)
@@ -102,7 +108,7 @@ func recordsGeneration(t testing.TB, env *operatortest.Env) {
 // Explore makes, with an invariant checked after each reconcile. (If this
 // were a real test, it would be named TestRecordsGenerationUnderFaults.)
 func ExTestRecordsGenerationUnderFaults(t *testing.T) {
-	operatortest.Explore(t, setupWithManager, recordsGeneration,
+	operatortest.Explore(t, setupWithManager, recordsGeneration, builtIn,
 		operatortest.WithInvariant("observedGeneration never runs ahead", func(ctx context.Context, env *operatortest.Env) error {
 			d, err := operatortest.Client[*appsv1.Deployment](env).Live().Get(ctx, env.Namespace, "web")
 			if err == nil && d.Status.ObservedGeneration > d.Generation {

@@ -74,7 +74,7 @@ func copierSteps(t testing.TB, env *operatortest.Env) {
 // A correct operator passes every perturbation, and nothing Explore
 // started outlives it.
 func TestExploreCorrectOperator(t *testing.T) {
-	operatortest.Explore(t, copier, copierSteps)
+	operatortest.Explore(t, copier, copierSteps, builtIn)
 	var left []string
 	testenv.Eventually(t, 10*time.Second, "every goroutine of the runs to end", func() bool {
 		left = steadyGoroutines()
@@ -146,7 +146,7 @@ func TestExploreBuggy(t *testing.T) {
 	}
 	for _, c := range buggyCases {
 		if c.name == name {
-			operatortest.Explore(t, c.buggy, c.scenario)
+			operatortest.Explore(t, c.buggy, c.scenario, builtIn)
 			return
 		}
 	}

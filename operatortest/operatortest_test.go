@@ -45,7 +45,7 @@ func TestEachTestHasItsOwnNamespaceAndManager(t *testing.T) {
 	for i := range envs {
 		t.Run("sub", func(t *testing.T) {
 			watches[i] = &stopWatch{}
-			envs[i] = operatortest.New(t, func(mgr *manager.Manager) error { return mgr.Add(watches[i]) })
+			envs[i] = operatortest.New(t, func(mgr *manager.Manager) error { return mgr.Add(watches[i]) }, builtIn)
 			if watches[i].stopped.Load() {
 				t.Error("the manager stopped before the test ended")
 			}
@@ -120,7 +120,7 @@ func TestNewNamesWhatFailed(t *testing.T) {
 		{"CRD file", nil, []operatortest.Option{operatortest.WithCRDFiles("testdata/absent.yaml")},
 			"operatortest: testenv: reading CRDs: stat testdata/absent.yaml: no such file"},
 	} {
-		r := failing(t, func(t testing.TB) { operatortest.New(t, c.setup, c.opts...) })
+		r := failing(t, func(t testing.TB) { operatortest.New(t, c.setup, append([]operatortest.Option{builtIn}, c.opts...)...) })
 		if !strings.HasPrefix(r.fatal, c.want) || len(r.errors) > 0 {
 			t.Errorf("%s: failed with %q and later errors %q; want one failure saying %q", c.name, r.fatal, r.errors, c.want)
 		}
@@ -130,7 +130,7 @@ func TestNewNamesWhatFailed(t *testing.T) {
 // Client fails the test for a type the manager's scheme does not know.
 func TestClientOfUnknownKind(t *testing.T) {
 	testenv.Shared(t) // skips under -short
-	r := failing(t, func(t testing.TB) { operatortest.Client[*unknown](operatortest.New(t, nil)) })
+	r := failing(t, func(t testing.TB) { operatortest.Client[*unknown](operatortest.New(t, nil, builtIn)) })
 	if !strings.HasPrefix(r.fatal, "operatortest: ") || !strings.Contains(r.fatal, "unknown") {
 		t.Errorf("Client of a type outside the scheme failed with %q, want an error naming it", r.fatal)
 	}

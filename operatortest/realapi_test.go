@@ -33,7 +33,7 @@ import (
 // A write carrying a resourceVersion older than the stored one is refused
 // with 409 Conflict: what a reconciler meets when its cache lags.
 func TestStaleWriteConflicts(t *testing.T) {
-	env := operatortest.New(t, nil)
+	env := operatortest.New(t, nil, builtIn)
 	cms := env.Clientset.CoreV1().ConfigMaps(env.Namespace)
 	first, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}, Data: map[string]string{"k": "1"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -80,7 +80,7 @@ func TestGenerationCountsSpecChanges(t *testing.T) {
 			return err
 		}
 		return builder.ControllerManagedBy(mgr).For(builder.Kind(&appsv1.Deployment{})).Complete(&scaler{deployments})
-	})
+	}, builtIn)
 	deployments := env.Clientset.AppsV1().Deployments(env.Namespace)
 	d, err := deployments.Create(t.Context(), newDeployment(env.Namespace, "web"), metav1.CreateOptions{})
 	if err != nil || d.Generation != 1 {
@@ -104,7 +104,7 @@ var widgets = schema.GroupVersionResource{Group: "operatortest.steady.dev", Vers
 // widgetEnv runs no controller, on a control plane that serves Widgets,
 // and returns a client of the test namespace's Widgets.
 func widgetEnv(t *testing.T) dynamic.ResourceInterface {
-	env := operatortest.New(t, nil, operatortest.WithCRDFiles("testdata/widgets.yaml"))
+	env := operatortest.New(t, nil, builtIn, operatortest.WithCRDFiles("testdata/widgets.yaml"))
 	return dynamic.NewForConfigOrDie(env.Config).Resource(widgets).Namespace(env.Namespace)
 }
 
@@ -170,7 +170,7 @@ func TestSchemaDefaultsValidatesAndPrunes(t *testing.T) {
 // Built-in kinds are defaulted too, so a stored object never equals the
 // one a reconciler built: compare the fields you set, not the whole spec.
 func TestBuiltInDefaults(t *testing.T) {
-	env := operatortest.New(t, nil)
+	env := operatortest.New(t, nil, builtIn)
 	want := newDeployment(env.Namespace, "web")
 	d, err := env.Clientset.AppsV1().Deployments(env.Namespace).Create(t.Context(), want, metav1.CreateOptions{})
 	if err != nil {
@@ -190,7 +190,7 @@ func TestBuiltInDefaults(t *testing.T) {
 // NamespaceLifecycle admission: no objects in a namespace that does not
 // exist, nor in one being deleted.
 func TestNamespaceLifecycle(t *testing.T) {
-	env := operatortest.New(t, nil)
+	env := operatortest.New(t, nil, builtIn)
 	var gone string
 	t.Run("namespace", func(t *testing.T) { gone = testenv.Shared(t).NewNamespace(t, "gone-") })
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cfg"}}
@@ -207,7 +207,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 // Owner references are validated; the garbage collector that acts on them
 // is part of kube-controller-manager, which testenv does not run.
 func TestOwnerReferences(t *testing.T) {
-	env := operatortest.New(t, nil)
+	env := operatortest.New(t, nil, builtIn)
 	cms := env.Clientset.CoreV1().ConfigMaps(env.Namespace)
 	owner, err := cms.Create(t.Context(), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
 	if err != nil {
@@ -265,7 +265,7 @@ func TestFinalizers(t *testing.T) {
 // refuses what it forbids. (Dry-run writes, so that nothing is created
 // before the API server has loaded the policy.)
 func TestAdmissionPolicy(t *testing.T) {
-	env := operatortest.New(t, nil)
+	env := operatortest.New(t, nil, builtIn)
 	name := "operatortest-" + env.Namespace
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name},

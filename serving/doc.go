@@ -28,6 +28,12 @@
 // verb, and concurrent requests with the same token wait for one review,
 // so a scrape every few seconds costs the API server almost nothing.
 //
+// The Filter asks for its reviews through a Reviewer. NewReviewer's
+// sends them to the API server over REST clients of the two review APIs
+// alone, so that protecting an operator's endpoints does not link
+// client-go's typed clientset and its scheme of every built-in kind; a
+// test can hand the Filter a fake Reviewer instead.
+//
 // A Certificate serves the server's TLS certificate from a pair of files
 // and picks up new files when they change, as cert-manager rotates a
 // mounted Secret, without a restart. SelfSignedCertificate makes one at

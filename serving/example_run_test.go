@@ -1,6 +1,7 @@
 package serving_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 	"net/http"
@@ -9,49 +10,45 @@ import (
 
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/fake"
-	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/steadyctl/steady/serving"
 )
 
 // fakeAPIServer is a Reviewer that knows two tokens, and lets only the
 // scraper's service account get /metrics.
-func fakeAPIServer() *fake.Clientset {
-	api := fake.NewClientset()
-	api.PrependReactor("create", "tokenreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		review := a.(k8stesting.CreateAction).GetObject().(*authnv1.TokenReview)
-		switch review.Spec.Token {
-		case "scraper-token":
-			review.Status = authnv1.TokenReviewStatus{Authenticated: true,
-				User: authnv1.UserInfo{Username: "system:serviceaccount:monitoring:scraper"}}
-		case "dev-token":
-			review.Status = authnv1.TokenReviewStatus{Authenticated: true, User: authnv1.UserInfo{Username: "dev"}}
-		}
-		return true, review, nil
-	})
-	api.PrependReactor("create", "subjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		review := a.(k8stesting.CreateAction).GetObject().(*authzv1.SubjectAccessReview)
-		spec := review.Spec
-		if spec.User == "system:serviceaccount:monitoring:scraper" &&
-			spec.NonResourceAttributes.Verb == "get" && spec.NonResourceAttributes.Path == "/metrics" {
-			review.Status.Allowed = true
-		} else {
-			review.Status.Reason = "no RBAC rule allows it"
-		}
-		return true, review, nil
-	})
-	return api
+type fakeAPIServer struct{}
+
+func (fakeAPIServer) ReviewToken(_ context.Context, review *authnv1.TokenReview) (*authnv1.TokenReview, error) {
+	review = review.DeepCopy()
+	switch review.Spec.Token {
+	case "scraper-token":
+		review.Status = authnv1.TokenReviewStatus{Authenticated: true,
+			User: authnv1.UserInfo{Username: "system:serviceaccount:monitoring:scraper"}}
+	case "dev-token":
+		review.Status = authnv1.TokenReviewStatus{Authenticated: true, User: authnv1.UserInfo{Username: "dev"}}
+	}
+	return review, nil
+}
+
+func (fakeAPIServer) ReviewAccess(_ context.Context, review *authzv1.SubjectAccessReview) (*authzv1.SubjectAccessReview, error) {
+	review = review.DeepCopy()
+	spec := review.Spec
+	if spec.User == "system:serviceaccount:monitoring:scraper" &&
+		spec.NonResourceAttributes.Verb == "get" && spec.NonResourceAttributes.Path == "/metrics" {
+		review.Status.Allowed = true
+	} else {
+		review.Status.Reason = "no RBAC rule allows it"
+	}
+	return review, nil
 }
 
 // A Filter in front of a metrics handler: no token is 401, a token the
 // API server rejects is 401 too, a user RBAC does not allow is 403 with
 // the authorizer's reason, and the scraper gets the metrics. Here a fake
-// clientset answers the TokenReviews and SubjectAccessReviews that a real
+// Reviewer answers the TokenReviews and SubjectAccessReviews that a real
 // API server would.
 func ExampleFilter_Wrap() {
-	filter, err := serving.NewFilter(fakeAPIServer())
+	filter, err := serving.NewFilter(fakeAPIServer{})
 	if err != nil {
 		log.Fatal(err)
 	}

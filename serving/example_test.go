@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/serving"
@@ -19,7 +18,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	api, err := kubernetes.NewForConfig(cfg)
+	api, err := serving.NewReviewer(cfg, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package serving
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,18 +12,8 @@ import (
 	"github.com/go-logr/logr"
 	authnv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	authnclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
-	authzclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/utils/clock"
 )
-
-// Reviewer is what a Filter needs of the API server: the TokenReview and
-// SubjectAccessReview APIs. A *kubernetes.Clientset satisfies it.
-type Reviewer interface {
-	AuthenticationV1() authnclient.AuthenticationV1Interface
-	AuthorizationV1() authzclient.AuthorizationV1Interface
-}
 
 // Filter authenticates and authorizes HTTP requests with the API server.
 // Create one with NewFilter; it is safe for concurrent use.
@@ -88,7 +79,8 @@ func newOptions(opts []Option) *options {
 	return o
 }
 
-// NewFilter returns a Filter that reviews requests with api.
+// NewFilter returns a Filter that reviews requests with api, usually
+// NewReviewer's.
 func NewFilter(api Reviewer, opts ...Option) (*Filter, error) {
 	o := newOptions(opts)
 	if api == nil {
@@ -167,9 +159,16 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, token != ""
 }
 
+// errNoAnswer is the error of a review a Reviewer answered with neither a
+// review nor an error; a fake one, most likely.
+var errNoAnswer = errors.New("the Reviewer returned neither an answer nor an error")
+
 func (f *Filter) reviewToken(ctx context.Context, token string) (user, bool, error) {
 	review := &authnv1.TokenReview{Spec: authnv1.TokenReviewSpec{Token: token, Audiences: f.audiences}}
-	got, err := f.api.AuthenticationV1().TokenReviews().Create(ctx, review, metav1.CreateOptions{})
+	got, err := f.api.ReviewToken(ctx, review)
+	if err == nil && got == nil {
+		err = errNoAnswer
+	}
 	if err != nil {
 		return user{}, false, fmt.Errorf("serving: TokenReview: %w", err)
 	}
@@ -191,7 +190,10 @@ func (f *Filter) authorize(ctx context.Context, u user, verb, path string) (verd
 			User: u.name, UID: u.uid, Groups: u.groups, Extra: u.extra,
 			NonResourceAttributes: &authzv1.NonResourceAttributes{Path: path, Verb: verb},
 		}}
-		got, err := f.api.AuthorizationV1().SubjectAccessReviews().Create(ctx, sar, metav1.CreateOptions{})
+		got, err := f.api.ReviewAccess(ctx, sar)
+		if err == nil && got == nil {
+			err = errNoAnswer
+		}
 		if err != nil {
 			return verdict{}, false, fmt.Errorf("serving: SubjectAccessReview of %s %s for %q: %w", verb, path, u.name, err)
 		}

@@ -109,7 +109,7 @@ func newScrapeEnvTLS(t *testing.T, ca *testCA, opts ...serving.Option) *scrapeEn
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	e.reviews = &reviewCounter{}
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { e.reviews.next = rt; return e.reviews }
-	api, err := kubernetes.NewForConfig(cfg)
+	api, err := serving.NewReviewer(cfg, nil) // nil: an HTTP client with cfg.WrapTransport
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,20 @@
 package shard
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/internal/leases"
 )
 
 // Labels and annotations on a member's Lease.
@@ -24,6 +29,18 @@ const (
 	// which the others read its acknowledgement.
 	VirtualNodesAnnotation = "shard.steady.dev/virtual-nodes"
 )
+
+// leaseAPI is what a Ring asks of the API server: the Leases of its
+// namespace (a leases.Client). Errors from the API server are its status
+// errors, possibly wrapped, so apierrors.IsNotFound and the like read them.
+type leaseAPI interface {
+	Get(ctx context.Context, name string) (*coordinationv1.Lease, error)
+	Create(ctx context.Context, l *coordinationv1.Lease) (*coordinationv1.Lease, error)
+	Update(ctx context.Context, l *coordinationv1.Lease) (*coordinationv1.Lease, error)
+	Delete(ctx context.Context, name string, pre metav1.Preconditions) error
+	List(ctx context.Context, opts metav1.ListOptions) (*coordinationv1.LeaseList, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
 
 // Ring is one replica's membership of a ring: it holds the replica's
 // Lease, watches the other members' Leases, computes the Assignment of
@@ -82,7 +99,7 @@ func New(c *cluster.Cluster, ring, identity string, opts ...Option) (*Ring, erro
 	if err != nil {
 		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
 	}
-	api, err := newLeaseClient(c.Config(), c.HTTPClient(), o.namespace)
+	api, err := leases.New(c.Config(), c.HTTPClient(), o.namespace)
 	if err != nil {
 		return nil, fmt.Errorf("shard: ring %q: %w", ring, err)
 	}

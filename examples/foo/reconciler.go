@@ -16,12 +16,12 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/client"
 	"github.com/steadyctl/steady/examples/foo/api/v1beta1"
 	"github.com/steadyctl/steady/finalizer"
+	"github.com/steadyctl/steady/manager"
 	"github.com/steadyctl/steady/object/applyconfig"
 	"github.com/steadyctl/steady/reconcile"
 )
@@ -38,7 +38,7 @@ type reconciler struct {
 	foos        *client.Client[*v1beta1.Foo]
 	deployments *client.Client[*appsv1.Deployment]
 	scheme      *runtime.Scheme
-	recorder    events.EventRecorder
+	recorder    manager.EventRecorder
 	out         io.Writer
 	finalizing  *finalizer.Reconciler[*v1beta1.Foo]
 	counts      counts
@@ -47,7 +47,7 @@ type reconciler struct {
 
 // newReconciler returns the Foo reconciler over the given clients.
 func newReconciler(foos *client.Client[*v1beta1.Foo], deployments *client.Client[*appsv1.Deployment],
-	scheme *runtime.Scheme, recorder events.EventRecorder, out io.Writer) (*reconciler, error) {
+	scheme *runtime.Scheme, recorder manager.EventRecorder, out io.Writer) (*reconciler, error) {
 	r := &reconciler{foos: foos, deployments: deployments, scheme: scheme, recorder: recorder, out: out}
 	var err error
 	r.finalizing, err = finalizer.New(foos, cleanupFinalizer, finalizer.Funcs[*v1beta1.Foo]{Apply: r.apply, Cleanup: r.cleanup})

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/informer"
 	"github.com/steadyctl/steady/manager"
@@ -51,7 +52,7 @@ func operatorAlone(scope labels.Set) (func(*manager.Manager) error, []operatorte
 		_, err := newOperator(mgr, scope, io.Discard)
 		return err
 	}
-	return setup, []operatortest.Option{operatortest.WithManagerOptions(manager.WithNamespace(""), // copies go anywhere
+	return setup, []operatortest.Option{operatortest.WithManagerOptions(manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(""), // copies go anywhere
 		manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, informer.KindOptions{Selector: inScope}),
 		manager.WithKind(schema.GroupKind{Kind: "Namespace"}, informer.KindOptions{Selector: inScope}))}
 }

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/examples/internal/demo"
@@ -69,7 +70,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer) (_ summary, err e
 	// Cache only this run's ConfigMaps and Namespaces: on a shared cluster
 	// the operator neither holds nor sees anyone else's.
 	runOnly := object.Selector{Labels: s.scope.String()}
-	m, err := manager.New(cfg,
+	m, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme),
 		manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, informer.KindOptions{Selector: runOnly}),
 		manager.WithKind(schema.GroupKind{Kind: "Namespace"}, informer.KindOptions{Selector: runOnly}))
 	if err != nil {

@@ -16,6 +16,6 @@ import (
 // manager counts from 1 again.
 func TestExploreRecordsEachGeneration(t *testing.T) {
 	setup := func(mgr *manager.Manager) error { return wireRecorder(mgr, &reconciler{out: io.Discard}) }
-	operatortest.Explore(t, setup, recordsEachGeneration,
+	operatortest.Explore(t, setup, recordsEachGeneration, withScheme,
 		operatortest.WithIgnoredFields("/status/conditions/0/message"))
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -77,7 +78,7 @@ func run(ctx context.Context, cfg *rest.Config, out io.Writer, loopWindow time.D
 
 	// The operator: a manager whose caches hold this namespace, a client
 	// of Deployments, and two controllers over the one shared informer.
-	mgr, err := manager.New(cfg, manager.WithNamespace(ns))
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(ns))
 	if err != nil {
 		return summary{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 
 	"github.com/steadyctl/steady/builder"
@@ -17,13 +18,16 @@ import (
 	"github.com/steadyctl/steady/testenv"
 )
 
+// withScheme gives the test's manager the scheme run gives the operator's.
+var withScheme = operatortest.WithManagerOptions(manager.WithScheme(clientgoscheme.Scheme))
+
 // TestReconcilerRecordsEachGeneration runs the reconciler as the story's
 // first controller does, behind GenerationChanged: each spec version is
 // recorded in the status, and the reconciler's own status writes do not
 // bring it back.
 func TestReconcilerRecordsEachGeneration(t *testing.T) {
 	r := &reconciler{out: io.Discard}
-	env := operatortest.New(t, func(mgr *manager.Manager) error { return wireRecorder(mgr, r) })
+	env := operatortest.New(t, func(mgr *manager.Manager) error { return wireRecorder(mgr, r) }, withScheme)
 	recordsEachGeneration(t, env)
 	if n := r.count.Load(); n != 2 {
 		t.Errorf("%d reconciles for 2 spec versions, want 2: the status writes are filtered out", n)

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/steadyctl/steady/builder"
 	"github.com/steadyctl/steady/client"
@@ -66,6 +67,6 @@ func TestExploreOneReplica(t *testing.T) {
 	}
 	enabled := informer.KindOptions{Selector: object.Selector{Labels: enabledLabel + "=true"}}
 	operatortest.Explore(t, setup, steps,
-		operatortest.WithManagerOptions(manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, enabled)),
+		operatortest.WithManagerOptions(manager.WithScheme(clientgoscheme.Scheme), manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, enabled)),
 		operatortest.WithIgnoredFields("/metadata/annotations/sharded.steady.dev~1reconciled-by"))
 }

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/builder"
@@ -90,7 +91,7 @@ type replica struct {
 // lease timing), mgrOpts the manager (where it caches, its logger).
 func newReplica(cfg *rest.Config, ringName, identity string, ringOpts []shard.Option, mgrOpts ...manager.Option) (*replica, error) {
 	enabled := informer.KindOptions{Selector: object.Selector{Labels: enabledLabel + "=true"}}
-	mgrOpts = append([]manager.Option{manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, enabled)}, mgrOpts...)
+	mgrOpts = append([]manager.Option{manager.WithScheme(clientgoscheme.Scheme), manager.WithKind(schema.GroupKind{Kind: "ConfigMap"}, enabled)}, mgrOpts...)
 	mgr, err := manager.New(cfg, mgrOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("replica %s: manager: %w", identity, err)

@@ -113,6 +113,7 @@ func main() {
 	flag.StringVar(&c.steady, "steady", "", "settings of the steady child, comma-separated: echoes (drop own-write echoes), nogate (read-your-writes off), "+
 		"nopq (the plain work queue), shared (shared caches: informer.WithCompact(false), reads DeepCopy before writing), "+
 		"stock (steady's own wire code off: cluster.WithFastPaths(false), client-go's transport and codecs, caches of decoded objects whose reads copy), "+
+		"off:http1, off:protobuf, off:cbor, off:compact (that fast path alone off: cluster.WithoutFastPaths), "+
 		"manager (built on steady's manager and builder, as an operator's main.go, instead of its cluster, informer and controller packages); empty for steady's defaults")
 	flag.StringVar(&c.protocol, "protocol", "default", "the HTTP version of both children's connections: default (each framework's own: "+
 		"steady HTTP/1.1, controller-runtime HTTP/2), http1 or http2 (both)")

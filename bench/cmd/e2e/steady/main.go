@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -98,7 +99,7 @@ func run[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, 
 	if st.managed {
 		return runManaged(ctx, cfg, o, l, writer, st)
 	}
-	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()), cluster.WithFastPaths(!st.stock))
+	cl, err := cluster.New(cfg, cluster.WithScheme(o.Kind.Scheme()), cluster.WithFastPaths(!st.stock), cluster.WithoutFastPaths(st.slow...))
 	if err != nil {
 		return e2e.Running{}, err
 	}
@@ -159,7 +160,8 @@ type settings struct {
 	copts   []controller.Option
 	fopts   []informer.FactoryOption
 	managed bool
-	stock   bool // cluster.WithFastPaths(false)
+	stock   bool               // cluster.WithFastPaths(false)
+	slow    []cluster.FastPath // cluster.WithoutFastPaths
 }
 
 // steadySettings parses -steady's comma-separated settings.
@@ -182,7 +184,11 @@ func steadySettings(s string) (settings, error) {
 		case "stock":
 			st.stock = true
 		default:
-			return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq, stock or manager)", s, name)
+			path, ok := strings.CutPrefix(name, "off:")
+			if !ok || !slices.Contains(cluster.FastPaths, cluster.FastPath(path)) {
+				return settings{}, fmt.Errorf("-steady %q: unknown setting %q (want shared, echoes, nogate, nopq, stock, manager, or off: and one of %v)", s, name, cluster.FastPaths)
+			}
+			st.slow = append(st.slow, cluster.FastPath(path))
 		}
 	}
 	if st.managed && len(st.fopts) > 0 {

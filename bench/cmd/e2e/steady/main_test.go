@@ -12,6 +12,7 @@ func TestSteadySettings(t *testing.T) {
 		fopts   int
 		managed bool
 		stock   bool
+		slow    int
 		err     string
 	}{
 		{in: ""},
@@ -22,6 +23,8 @@ func TestSteadySettings(t *testing.T) {
 		{in: "manager,echoes", opts: 1, managed: true},
 		{in: "stock", stock: true},
 		{in: "manager,stock", managed: true, stock: true},
+		{in: "manager,off:http1,off:compact", managed: true, slow: 2},
+		{in: "off:http2", err: `unknown setting "off:http2"`},
 		{in: "http2", err: `unknown setting "http2"`},
 		{in: "manager,shared", err: "do not go together"},
 		{in: "typed", err: `unknown setting "typed"`},
@@ -33,7 +36,7 @@ func TestSteadySettings(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed || st.stock != tc.stock {
+		if err != nil || len(st.copts) != tc.opts || len(st.fopts) != tc.fopts || st.managed != tc.managed || st.stock != tc.stock || len(st.slow) != tc.slow {
 			t.Errorf("%q: %d controller options, %d factory options, managed %v, stock %v, error %v; want %d, %d, %v, %v",
 				tc.in, len(st.copts), len(st.fopts), st.managed, st.stock, err, tc.opts, tc.fopts, tc.managed, tc.stock)
 		}

@@ -26,7 +26,7 @@ import (
 // server, as the controller-runtime child has none.
 func runManaged[T object.Object](ctx context.Context, cfg *rest.Config, o e2e.Options, l *e2e.Logic, writer writerFunc[T], st settings) (e2e.Running, error) {
 	mgr, err := manager.New(cfg, manager.WithScheme(o.Kind.Scheme()), manager.WithNamespace(o.Namespace),
-		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithThrottle(cluster.NoThrottle), manager.WithFastPaths(!st.stock))
+		manager.WithKeepManagedFields(o.ManagedFields == "keep"), manager.WithThrottle(cluster.NoThrottle), manager.WithFastPaths(!st.stock), manager.WithoutFastPaths(st.slow...))
 	if err != nil {
 		return e2e.Running{}, err
 	}

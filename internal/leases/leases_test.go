@@ -1,4 +1,4 @@
-package shard
+package leases_test
 
 import (
 	"context"
@@ -19,8 +19,14 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 
+	"github.com/steadyctl/steady/cluster"
+	"github.com/steadyctl/steady/internal/apiclient"
+	"github.com/steadyctl/steady/internal/leases"
 	"github.com/steadyctl/steady/internal/testkit"
 )
+
+// ringLabel is a label the tests select Leases by, as a shard ring does.
+const ringLabel = "example.com/ring"
 
 // exchange is one request to the API server as the transport saw it.
 type exchange struct {
@@ -64,7 +70,7 @@ func (r *recorder) exchanges() []exchange {
 // ring.
 func testLeaseOf(name, ring string) *coordinationv1.Lease {
 	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{RingLabel: ring}},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ringLabel: ring}},
 		Spec: coordinationv1.LeaseSpec{
 			HolderIdentity:       ptr.To(name),
 			LeaseDurationSeconds: ptr.To(int32(10)),
@@ -88,13 +94,14 @@ func nextEvent(t *testing.T, w watch.Interface) watch.Event {
 	return watch.Event{}
 }
 
-// The Lease client against kube-apiserver: each operation a Ring uses, and
-// the API server's errors as status errors that apierrors reads.
+// The Lease client against kube-apiserver: each operation a Ring or an
+// elector uses, and the API server's errors as status errors that apierrors
+// reads.
 func TestLeaseClient(t *testing.T) {
 	ns := testkit.Namespace(t, "leases-")
 	ctx := context.Background()
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
-	lc, err := newLeaseClient(cfg, httpClient(t, cfg), ns)
+	lc, err := leases.New(cfg, httpClient(t, cfg), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +118,7 @@ func TestLeaseClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.UID != a.UID || got.ResourceVersion != a.ResourceVersion || ptr.Deref(got.Spec.HolderIdentity, "") != "a" || got.Labels[RingLabel] != "x" {
+	if got.UID != a.UID || got.ResourceVersion != a.ResourceVersion || ptr.Deref(got.Spec.HolderIdentity, "") != "a" || got.Labels[ringLabel] != "x" {
 		t.Fatalf("Get: uid %s, resourceVersion %s, holder %v, labels %v: want the created Lease %s at %s", got.UID, got.ResourceVersion, got.Spec.HolderIdentity, got.Labels, a.UID, a.ResourceVersion)
 	}
 	if _, err := lc.Get(ctx, "absent"); !apierrors.IsNotFound(err) {
@@ -151,7 +158,7 @@ func TestLeaseClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := lc.List(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=x"})
+	list, err := lc.List(ctx, metav1.ListOptions{LabelSelector: ringLabel + "=x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +173,7 @@ func TestLeaseClient(t *testing.T) {
 
 	// Watch from the list: ring x's changes after it, in order, and none
 	// of ring y's.
-	w, err := lc.Watch(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=x", ResourceVersion: list.ResourceVersion})
+	w, err := lc.Watch(ctx, metav1.ListOptions{LabelSelector: ringLabel + "=x", ResourceVersion: list.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,32 +210,36 @@ func isMediaType(contentType, want string) bool {
 	return err == nil && mt == want
 }
 
-// A Ring's Lease client, made by New from the cluster's config, speaks
-// protobuf both ways when the config names no content type, accepts JSON
-// too, and says who it is.
+// A Client made from a cluster's config and HTTP client, as a Ring and the
+// manager's elector make theirs, speaks protobuf both ways when the config
+// names no content type, accepts JSON too, and says who it is.
 func TestLeaseClientSpeaksProtobuf(t *testing.T) {
 	ns := testkit.Namespace(t, "leases-")
 	ctx := context.Background()
 	rec := &recorder{}
 	cfg := rest.CopyConfig(testkit.Env(t).Config)
 	cfg.Wrap(rec.wrap)
-	r, err := New(newCluster(t, cfg), "ring", "a", WithNamespace(ns))
+	c, err := cluster.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := r.api.Create(ctx, testLeaseOf("ring-a", "ring"))
+	lc, err := leases.New(c.Config(), c.HTTPClient(), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.api.Get(ctx, "ring-a"); err != nil {
+	l, err := lc.Create(ctx, testLeaseOf("ring-a", "ring"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := r.api.Watch(ctx, metav1.ListOptions{LabelSelector: RingLabel + "=ring", ResourceVersion: l.ResourceVersion})
+	if _, err := lc.Get(ctx, "ring-a"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := lc.Watch(ctx, metav1.ListOptions{LabelSelector: ringLabel + "=ring", ResourceVersion: l.ResourceVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if err := r.api.Delete(ctx, "ring-a", metav1.Preconditions{UID: &l.UID}); err != nil {
+	if err := lc.Delete(ctx, "ring-a", metav1.Preconditions{UID: &l.UID}); err != nil {
 		t.Fatal(err)
 	}
 	if ev := nextEvent(t, w); ev.Type != watch.Deleted {
@@ -246,8 +257,8 @@ func TestLeaseClientSpeaksProtobuf(t *testing.T) {
 		if e.method != http.MethodGet && !isMediaType(e.sent, runtime.ContentTypeProtobuf) {
 			t.Errorf("%s %s: sent %q: want protobuf", e.method, e.path, e.sent)
 		}
-		if e.accept != leaseAccept {
-			t.Errorf("%s %s: accepts %q: want %q", e.method, e.path, e.accept, leaseAccept)
+		if e.accept != apiclient.Accept {
+			t.Errorf("%s %s: accepts %q: want %q", e.method, e.path, e.accept, apiclient.Accept)
 		}
 		if e.agent != rest.DefaultKubernetesUserAgent() {
 			t.Errorf("%s %s: User-Agent %q: want %q", e.method, e.path, e.agent, rest.DefaultKubernetesUserAgent())
@@ -271,7 +282,8 @@ func mimeParams(contentType string) []string {
 	return out
 }
 
-// A config that names a content type keeps it: JSON here.
+// A config that names a content type keeps it: JSON here. New leaves the
+// config as it was.
 func TestLeaseClientKeepsConfiguredContentType(t *testing.T) {
 	ns := testkit.Namespace(t, "leases-")
 	ctx := context.Background()
@@ -280,9 +292,13 @@ func TestLeaseClientKeepsConfiguredContentType(t *testing.T) {
 	cfg.ContentType = runtime.ContentTypeJSON
 	cfg.UserAgent = "ring-test"
 	cfg.Wrap(rec.wrap)
-	lc, err := newLeaseClient(cfg, httpClient(t, cfg), ns)
+	kept := rest.CopyConfig(cfg)
+	lc, err := leases.New(cfg, httpClient(t, cfg), ns)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.GroupVersion != nil || cfg.APIPath != kept.APIPath || cfg.NegotiatedSerializer != nil || cfg.AcceptContentTypes != kept.AcceptContentTypes {
+		t.Errorf("New modified its config: group version %v, API path %q, serializer %v, accept %q", cfg.GroupVersion, cfg.APIPath, cfg.NegotiatedSerializer, cfg.AcceptContentTypes)
 	}
 	if _, err := lc.Create(ctx, testLeaseOf("a", "x")); err != nil {
 		t.Fatal(err)
