@@ -104,14 +104,14 @@ func TestExploreFindsEachBug(t *testing.T) {
 	for _, c := range buggyCases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			buggy := operatortest.Findings(t, c.buggy, c.scenario, nil, settle)
+			buggy := operatortest.Findings(t, c.buggy, c.scenario, nil, settle, builtIn)
 			if len(buggy) == 0 {
 				t.Errorf("the buggy operator passed exploration")
 			}
 			for name, f := range buggy {
 				t.Logf("buggy: %s: %s", name, f[0])
 			}
-			for name, f := range operatortest.Findings(t, c.fixed, c.scenario, nil, settle) {
+			for name, f := range operatortest.Findings(t, c.fixed, c.scenario, nil, settle, builtIn) {
 				t.Errorf("the fixed operator failed %s:\n%s", name, strings.Join(f, "\n"))
 			}
 		})
@@ -126,7 +126,7 @@ func TestExploreReplayReproduces(t *testing.T) {
 	for i := range 10 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			found := operatortest.Findings(t, c.buggy, c.scenario, func(n string) bool { return n == name })
+			found := operatortest.Findings(t, c.buggy, c.scenario, func(n string) bool { return n == name }, builtIn)
 			if len(found[name]) == 0 || !strings.Contains(found[name][0], "another writer's change was lost") {
 				t.Errorf("replaying %s found %q", name, found)
 			}
