@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/steadyctl/steady/bench/internal/e2e"
@@ -113,7 +114,7 @@ func newReplica(o replicaOptions, t0 time.Time) (*replica, error) {
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.QPS = -1
 	cfg.Wrap(r.traffic.wrap)
-	if r.mgr, err = manager.New(cfg, manager.WithNamespace(o.namespace), manager.WithThrottle(cluster.NoThrottle)); err != nil {
+	if r.mgr, err = manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithNamespace(o.namespace), manager.WithThrottle(cluster.NoThrottle)); err != nil {
 		return nil, err
 	}
 	if r.ring, err = shard.New(r.mgr.Cluster(), o.ring, o.identity, shard.WithNamespace(o.namespace)); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	"github.com/steadyctl/steady/admission"
@@ -40,14 +41,15 @@ func (validator) ValidateDelete(context.Context, *appsv1.Deployment) (admission.
 }
 
 // start wires the webhook as an operator's main.go does: a manager with
-// the default scheme (client-go's), its webhook server on the given
+// client-go's scheme (as kubebuilder's main.go registers it, and
+// controller-runtime's default), its webhook server on the given
 // address and certificate directory (HTTP/2 off, steady's default), no
 // metrics or health server, no leader election, logging nowhere; and
 // builder.WebhookManagedBy for the validator. No API server is needed:
 // nothing is cached, so the manager never calls the address in cfg.
 func start(ctx context.Context, o admit.Options) (<-chan error, error) {
 	cfg := &rest.Config{Host: "https://127.0.0.1:1"}
-	mgr, err := manager.New(cfg, manager.WithLogger(logr.Discard()),
+	mgr, err := manager.New(cfg, manager.WithScheme(clientgoscheme.Scheme), manager.WithLogger(logr.Discard()),
 		manager.WithWebhookServer(webhook.WithAddr(net.JoinHostPort(o.Host, strconv.Itoa(o.Port))), webhook.WithCertDir(o.CertDir)))
 	if err != nil {
 		return nil, fmt.Errorf("manager: %w", err)
