@@ -43,7 +43,6 @@ func NewReviewer(cfg *rest.Config, hc *http.Client) (Reviewer, error) {
 	if cfg == nil {
 		return nil, errors.New("serving: NewReviewer: nil rest.Config")
 	}
-	cfg = rest.CopyConfig(cfg)
 	if hc == nil {
 		var err error
 		if hc, err = rest.HTTPClientFor(cfg); err != nil {
