@@ -22,6 +22,7 @@ type activity struct {
 	controllers map[string]controllerHooks
 	inflight    int
 	ends        int
+	ended       chan struct{} // closed at the next end, if awaitEnds waits
 	lastEnd     time.Time
 	failing     map[observe.Reconcile]error
 	seen        map[observe.Reconcile]bool
@@ -72,6 +73,10 @@ func (a *activity) hooks(gen int) *observe.Hooks {
 			}
 			a.inflight--
 			a.ends++
+			if a.ended != nil {
+				close(a.ended)
+				a.ended = nil
+			}
 			a.lastEnd = time.Now()
 			a.seen[r] = true
 			if err != nil && !reconcile.IsTerminal(err) {
@@ -144,11 +149,26 @@ func (a *activity) again() (ends, queued int) {
 	return a.ends, queued
 }
 
-// endsSince returns how many reconciles have ended.
-func (a *activity) endCount() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.ends
+// awaitEnds waits until n reconciles have ended or ctx is done. The
+// channel is taken under a.mu with the count, so no end slips between.
+func (a *activity) awaitEnds(ctx context.Context, n int) {
+	for {
+		a.mu.Lock()
+		if a.ends >= n {
+			a.mu.Unlock()
+			return
+		}
+		if a.ended == nil {
+			a.ended = make(chan struct{})
+		}
+		ended := a.ended
+		a.mu.Unlock()
+		select {
+		case <-ended:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (a *activity) broke() []string {

@@ -279,10 +279,9 @@ func (r *runner) settle(when string) bool {
 func (r *runner) idempotent(ctx context.Context, settled endState) {
 	before := r.s.managerWrites()
 	ends, queued := r.a.again()
-	deadline := time.Now().Add(r.e.x.settle)
-	for r.a.endCount() < ends+queued && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait, cancel := context.WithTimeout(ctx, r.e.x.settle)
+	r.a.awaitEnds(wait, ends+queued)
+	cancel()
 	if !r.settle("after every request was reconciled again") {
 		return
 	}

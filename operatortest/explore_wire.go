@@ -54,6 +54,7 @@ type runState struct {
 	refuseUntil time.Time
 	triggered   bool
 	interfered  *interference
+	interloping bool          // the other writer's change is in flight
 	notes       []string      // what the perturbation did, in words
 	crashed     chan struct{} // a crash to act on (buffered 1)
 	untilLanded chan struct{} // closed when p.until has landed
@@ -191,27 +192,36 @@ func (s *runState) due(w *write, id string) bool {
 // before acts on a write about to be sent: it may answer it instead of
 // the server, change its object first, or start holding a watch.
 func (s *runState) before(req *http.Request, w *write) *http.Response {
+	resp, conflict := s.perturb(req, w)
+	if conflict {
+		// Without s.mu, which every request of the manager takes; w itself
+		// is sent only once the other writer's change has landed.
+		uid, err := s.interlope(req.Context(), w.target)
+		s.interfere(w, uid, err)
+	}
+	return resp
+}
+
+// perturb is before under s.mu; conflict means FaultConflict is due and
+// its other writer must change w's object now.
+func (s *runState) perturb(req *http.Request, w *write) (resp *http.Response, conflict bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.p == nil || !s.due(w, s.p.atID()) {
-		return nil
+		return nil, false
 	}
 	p := s.p
 	switch p.fault {
 	case FaultError:
 		s.triggered = true
-		return statusResponse(req, http.StatusInternalServerError, "InternalError", "Internal error occurred: an explored fault: the write was not applied", "")
+		return statusResponse(req, http.StatusInternalServerError, "InternalError", "Internal error occurred: an explored fault: the write was not applied", ""), false
 	case FaultThrottle:
 		s.triggered = true
-		return statusResponse(req, http.StatusTooManyRequests, "TooManyRequests", "the server has received too many requests and has asked us to try again later (an explored fault)", "1")
+		return statusResponse(req, http.StatusTooManyRequests, "TooManyRequests", "the server has received too many requests and has asked us to try again later (an explored fault)", "1"), false
 	case FaultConflict:
-		s.triggered = true
-		uid, err := s.interlope(req.Context(), w.target)
-		if err != nil {
-			s.note("the other writer could not change %s: %v", w.target.key(), err)
-			return nil
-		}
-		s.interfered = &interference{target: w.target, uid: uid, before: w}
+		s.triggered = true // no other write is due from now on
+		s.interloping = true
+		return nil, true
 	case FaultStale:
 		s.triggered = true
 		s.hold(p.kind, true)
@@ -235,7 +245,19 @@ func (s *runState) before(req *http.Request, w *write) *http.Response {
 			}
 		})
 	}
-	return nil
+	return nil, false
+}
+
+// interfere records what FaultConflict's other writer did to w's object.
+func (s *runState) interfere(w *write, uid string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.interloping = false
+	if err != nil {
+		s.note("the other writer could not change %s: %v", w.target.key(), err)
+		return
+	}
+	s.interfered = &interference{target: w.target, uid: uid, before: w}
 }
 
 // after acts on a write's answer: a crash, a lost answer, the end of a
@@ -379,10 +401,13 @@ func (s *runState) managerWrites() int {
 }
 
 // busy reports a perturbation still under way: a watch held, a crash not
-// yet acted on, the API server away.
+// yet acted on, the API server away, the other writer's change in flight.
 func (s *runState) busy() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.interloping {
+		return true
+	}
 	for _, h := range s.held {
 		if h {
 			return true
@@ -433,7 +458,8 @@ func statusResponse(req *http.Request, code int, reason, msg, retryAfter string)
 }
 
 // interlope is FaultConflict's other writer: it sets an annotation on the
-// object the controller is about to update; s.mu is held.
+// object the controller is about to update. s.mu must not be held: the
+// manager's other requests go on meanwhile.
 func (s *runState) interlope(ctx context.Context, t target) (string, error) {
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"changed"}}}`, otherWriter)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPatch, s.host+t.objectPath(), strings.NewReader(patch))
