@@ -52,10 +52,11 @@
 // and a reason. Repeats of an event are counted in one Event's series
 // rather than written again, and each reporting controller creates at
 // most 25 Events of a type about one object at once, then one every 5
-// minutes (WithEventRateLimit),
-// the spam limit client-go's core/v1 recorder has and its v1 one lacks.
-// LegacyEventRecorderFor keeps core/v1 Events, through client-go's record
-// broadcaster, for clusters and tools that need them. Recording never
+// minutes (WithEventRateLimit), the spam limit client-go's core/v1
+// recorder has and its v1 one lacks. LegacyEventRecorderFor keeps core/v1
+// Events, with client-go's record rules for repeats and similar events,
+// for clusters and tools that need them; both are steady's own, so a
+// manager links neither of client-go's event packages. Recording never
 // waits for the API server. When Start returns, after the controllers,
 // both have written what was recorded, the final count of every series
 // included, for at most the shutdown timeout.

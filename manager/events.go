@@ -8,7 +8,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/tools/record"
 )
 
 // EventRecorder records events.k8s.io/v1 Events about objects; see
@@ -26,11 +25,27 @@ type EventRecorder interface {
 	Eventf(regarding, related runtime.Object, eventtype, reason, action, note string, args ...any)
 }
 
+// LegacyEventRecorder records core/v1 Events about objects; see
+// Manager.LegacyEventRecorderFor. Its method set is that of client-go's
+// record.EventRecorder (controller-runtime's GetEventRecorderFor returns
+// one), so a value of either type is assignable to the other.
+type LegacyEventRecorder interface {
+	// Event records an Event of eventtype (corev1.EventTypeNormal or
+	// EventTypeWarning) about object: reason is UpperCamelCase, a word
+	// programs can switch on; message is for people.
+	Event(object runtime.Object, eventtype, reason, message string)
+	// Eventf is Event with a message formatted from messageFmt and args
+	// when there are any.
+	Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...any)
+	// AnnotatedEventf is Eventf with annotations on the Event.
+	AnnotatedEventf(object runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...any)
+}
+
 // eventPipes are the manager's two event pipelines, each made when its
 // first recorder is asked for and stopped by stopEvents.
 type eventPipes struct {
 	v1      *eventSender
-	legacy  *legacyEvents
+	legacy  *eventSender
 	stopped bool
 }
 
@@ -84,30 +99,43 @@ func (m *Manager) EventRecorderFor(name string) (EventRecorder, error) {
 }
 
 // LegacyEventRecorderFor returns a recorder of core/v1 Events reported by
-// component name, for clusters or tools that read only those. It is
-// client-go's record recorder: repeats of an event increase its count,
-// similar events (same reason, other messages) are combined after ten
-// within ten minutes, and Events about one object are rate limited (see
-// WithEventRateLimit). Like EventRecorderFor's, its Events are flushed
-// when Start returns, after the controllers.
-func (m *Manager) LegacyEventRecorderFor(name string) (record.EventRecorder, error) {
+// component name, for clusters or tools that read only those; its
+// methods are those of the recorder controller-runtime's
+// GetEventRecorderFor returns.
+//
+// It keeps client-go's record package's rules for core/v1 Events: a
+// repeat of an event (same object, type, reason and message) increases
+// the count of its Event; once one kind of event (the same but for the
+// message) has had ten messages, each within ten minutes of the one
+// before, they are combined into one Event whose message says "(combined
+// from similar events)"; and new Events about one object are rate limited
+// (see WithEventRateLimit). It writes them as EventRecorderFor's do, in
+// the background and in order: a repeat's count is written when the
+// count becomes 2, then at most once a minute and when the manager stops,
+// where client-go patches it on every repeat; and a repeat more than six
+// minutes after the one before starts a new Event. Like
+// EventRecorderFor's, its Events are flushed when Start returns, after the
+// controllers.
+func (m *Manager) LegacyEventRecorderFor(name string) (LegacyEventRecorder, error) {
 	if name == "" {
 		return nil, fmt.Errorf("manager: LegacyEventRecorderFor(%q): a component needs a name", name)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	err := m.eventPipe("LegacyEventRecorderFor", name, m.events.legacy != nil, func() error {
-		sink, err := newCoreV1Sink(m.cluster.Config(), m.cluster.HTTPClient())
+		api, err := newCoreV1API(m.cluster.Config(), m.cluster.HTTPClient())
 		if err != nil {
 			return err
 		}
-		m.events.legacy = newLegacyEvents(sink, m.opts.eventBurst, m.opts.eventEvery, m.log.WithName("events"))
+		m.events.legacy = newEventSender(api, newSpamFilter(m.opts.eventBurst, m.opts.eventEvery), m.log.WithName("events"))
+		m.events.legacy.similar = &similarEvents{kinds: map[seriesKey]*similar{}}
+		m.events.legacy.start(seriesFlushEvery)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return m.events.legacy.recorder(m.cluster.Scheme(), name), nil
+	return &legacyRecorder{s: m.events.legacy, scheme: m.cluster.Scheme(), component: name}, nil
 }
 
 // eventPipe makes a pipeline, with m.mu held, unless it exists; after the
@@ -137,7 +165,7 @@ func (m *Manager) stopEvents() {
 		wg.Go(func() { p.v1.stop(m.opts.shutdownTimeout) })
 	}
 	if p.legacy != nil {
-		wg.Go(func() { p.legacy.stop(m.cluster.Scheme(), m.opts.shutdownTimeout) })
+		wg.Go(func() { p.legacy.stop(m.opts.shutdownTimeout) })
 	}
 	wg.Wait()
 }

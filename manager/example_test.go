@@ -148,7 +148,8 @@ func ExampleManager_EventRecorderFor() {
 }
 
 // A cluster or tool that reads only core/v1 Events gets them from the
-// legacy recorder, which has client-go's record API.
+// legacy recorder, whose methods are those of client-go's
+// record.EventRecorder.
 func ExampleManager_LegacyEventRecorderFor() {
 	var mgr *manager.Manager // from manager.New
 	recorder, err := mgr.LegacyEventRecorderFor("shop-operator")

@@ -9,9 +9,10 @@ import (
 
 // heavy are the packages a manager must not link unless the operator's own
 // code does: client-go's typed clientset and its scheme of every built-in
-// group (registered at start, several MiB of binary and heap), and the
-// client-go machinery that imports them.
-var heavy = regexp.MustCompile(`^k8s\.io/client-go/(kubernetes($|/)|informers($|/)|listers/|applyconfigurations/|tools/(leaderelection|events)($|/))`)
+// group (registered at start, several MiB of binary and heap), the
+// client-go machinery that imports them, and the record package with the
+// strategic merge patch and OpenAPI models it brings.
+var heavy = regexp.MustCompile(`^(k8s\.io/client-go/(kubernetes($|/)|informers($|/)|listers/|applyconfigurations/|tools/(leaderelection|events|record)($|/))|k8s\.io/apimachinery/pkg/util/strategicpatch$|k8s\.io/kube-openapi/pkg/(validation|schemaconv|util/proto)($|/))`)
 
 // TestManagerLinksNoTypedClientset lists what package manager links, so a
 // change that brings client-go's clientset back fails here rather than in
