@@ -46,3 +46,32 @@ func TestDefaultLoggerShowsErrors(t *testing.T) {
 		t.Errorf("WithLogger(logr.Discard()) wrote %q", out.String())
 	}
 }
+
+// counted is a log value that counts how often it is formatted.
+type counted struct{ n *int }
+
+func (c counted) MarshalLog() any { *c.n++; return "counted" }
+
+// The default logger formats the values given to WithValues only for the
+// lines it writes, and writes them as funcr does: before the line's own,
+// after the names.
+func TestDefaultLoggerFormatsValuesOnlyForLinesWritten(t *testing.T) {
+	var out bytes.Buffer
+	old := logOutput
+	logOutput = &out
+	t.Cleanup(func() { logOutput = old })
+
+	formatted := 0
+	log := defaultLogger().WithName("ctrl").WithValues("v", counted{&formatted}).WithName("sub").WithValues("n", 1)
+	log.V(1).Info("dropped")
+	if formatted != 0 || out.Len() != 0 {
+		t.Fatalf("a dropped line formatted its values %d times and wrote %q", formatted, out.String())
+	}
+	log.Info("written", "k", "x")
+	if formatted != 1 {
+		t.Fatalf("values formatted %d times for one line, want 1", formatted)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "ctrl/sub ") || !strings.Contains(got, `"msg"="written" "v"="counted" "n"=1 "k"="x"`) {
+		t.Errorf("wrote %q, want the names first, then the message, the kept values and the line's", got)
+	}
+}

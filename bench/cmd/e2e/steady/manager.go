@@ -18,9 +18,9 @@ import (
 // runManaged wires the same controller as run, the way an operator built
 // on steady's manager does: manager.New with the kind's scheme, caches of
 // the run's namespace, and builder.ControllerManagedBy. The manager links
-// what the plain packages do not (client-go's typed clientset, for leader
-// election, event recorders and secure serving), so this child measures
-// what such an operator pays for it; it is built only with the tag
+// what the plain packages do not (its Lease elector, event writers, secure
+// serving and webhook server), so this child measures what such an
+// operator pays for it; it is built only with the tag
 // e2e_manager (the parent's -steady manager), so that the default child
 // does not link the manager. No leader election, metrics or health
 // server, as the controller-runtime child has none.
