@@ -17,8 +17,9 @@ import "sync"
 // kept, so the table stays bounded. It is safe for concurrent use.
 type Encodings struct {
 	mu        sync.Mutex
-	cur, prev map[string]encoding
+	cur, prev map[string]encoding // nil when empty after a large list
 	gen       int
+	grown     bool // cur has held more than smallTable since the maps were made
 }
 
 type encoding struct {
@@ -34,19 +35,29 @@ const defaultGeneration = 4096
 // NewEncodings returns an empty table.
 func NewEncodings() *Encodings { return newEncodings(defaultGeneration) }
 
-func newEncodings(gen int) *Encodings {
-	return &Encodings{cur: make(map[string]encoding), gen: gen}
-}
+// smallTable is the size up to which emptied tables are kept for reuse. A
+// Go map keeps its memory when emptied: the tables that held an initial
+// list of thousands (half a megabyte at 4,096 a table) are let go once
+// the cache has taken it all, and small ones made for the watch.
+const smallTable = 64
+
+func newEncodings(gen int) *Encodings { return &Encodings{gen: gen} }
 
 func (e *Encodings) keep(rv, namespace, name string, data []byte) {
 	if rv == "" {
 		return
 	}
 	e.mu.Lock()
-	if len(e.cur) >= e.gen {
-		e.prev, e.cur = e.cur, make(map[string]encoding, e.gen)
+	switch {
+	case e.cur == nil:
+		e.cur = make(map[string]encoding)
+	case len(e.cur) >= e.gen:
+		e.prev, e.cur = e.cur, make(map[string]encoding)
 	}
 	e.cur[rv] = encoding{namespace: namespace, name: name, data: data}
+	if len(e.cur) > smallTable {
+		e.grown = true
+	}
 	e.mu.Unlock()
 }
 
@@ -58,6 +69,9 @@ func (e *Encodings) Take(rv, namespace, name string) []byte {
 	for _, m := range [2]map[string]encoding{e.cur, e.prev} {
 		if enc, ok := m[rv]; ok {
 			delete(m, rv)
+			if e.grown && len(e.cur) == 0 && len(e.prev) == 0 {
+				e.cur, e.prev, e.grown = nil, nil, false
+			}
 			if enc.namespace == namespace && enc.name == name {
 				return enc.data
 			}

@@ -176,3 +176,31 @@ func TestEncodingsAreBounded(t *testing.T) {
 		t.Fatalf("the latest encoding is %v", got)
 	}
 }
+
+// The tables that held a large list are let go once it has all been taken
+// (a Go map keeps its memory when emptied); a small table, as a watch
+// keeps, stays for the next encodings.
+func TestEncodingsLetGoOfLargeTablesWhenEmpty(t *testing.T) {
+	e := protowatch.NewEncodingsOf(1000)
+	protowatch.Keep(e, "1", "ns", "o", []byte{1})
+	e.Take("1", "ns", "o")
+	if protowatch.Released(e) {
+		t.Fatal("a table that held one encoding was let go")
+	}
+	const n = 300 // over smallTable, in one generation
+	for i := range n {
+		protowatch.Keep(e, fmt.Sprint(i), "ns", "o", []byte{byte(i)})
+	}
+	for i := range n {
+		if got := e.Take(fmt.Sprint(i), "ns", "o"); len(got) != 1 || got[0] != byte(i) {
+			t.Fatalf("encoding %d is %v", i, got)
+		}
+		if released := protowatch.Released(e); released != (i == n-1) {
+			t.Fatalf("after taking %d of %d: let go %v", i+1, n, released)
+		}
+	}
+	protowatch.Keep(e, "next", "ns", "o", []byte{9})
+	if got := e.Take("next", "ns", "o"); len(got) != 1 || got[0] != 9 {
+		t.Fatalf("after the tables were let go, an encoding kept and taken is %v", got)
+	}
+}

@@ -17,3 +17,6 @@ const MinGrowth = minGrowth
 func UnmarshalWithoutManaged(obj Object, b []byte) ([]byte, error) {
 	return unmarshalWithoutManaged(obj, metaOf(obj), b, true)
 }
+
+// Released reports whether e's tables have been let go.
+func Released(e *Encodings) bool { return e.cur == nil && e.prev == nil }
