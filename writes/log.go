@@ -11,7 +11,31 @@ import (
 // of each object, by the cache that will show it.
 type writeLog struct {
 	mu     sync.Mutex
-	writes map[objectKey]Write
+	writes []Write           // in the order their objects were first written
+	index  map[objectKey]int // positions in writes, once there are more than indexFrom
+}
+
+// indexFrom is how many objects a log searches in order before it indexes
+// them: most reconciles write one or two, and a map per reconcile cost
+// more than the rest of the log.
+const indexFrom = 8
+
+func keyOf(w Write) objectKey { return objectKey{w.Cache, w.Namespace, w.Name} }
+
+// find returns the position of k's write, or -1; l.mu is held.
+func (l *writeLog) find(k objectKey) int {
+	if l.index != nil {
+		if i, ok := l.index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range l.writes {
+		if keyOf(l.writes[i]) == k {
+			return i
+		}
+	}
+	return -1
 }
 
 type objectKey struct {
@@ -48,8 +72,10 @@ func Find(ctx context.Context, cache Cache, namespace, name string) (Write, bool
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w, ok := l.writes[objectKey{cache, namespace, name}]
-	return w, ok
+	if i := l.find(objectKey{cache, namespace, name}); i >= 0 {
+		return l.writes[i], true
+	}
+	return Write{}, false
 }
 
 // List returns the latest write of each object made with ctx through
@@ -63,8 +89,8 @@ func List(ctx context.Context, cache Cache) []Write {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var ws []Write
-	for k, w := range l.writes {
-		if k.cache == cache {
+	for _, w := range l.writes {
+		if w.Cache == cache {
 			ws = append(ws, w)
 		}
 	}
@@ -80,16 +106,26 @@ func (l *writeLog) add(w Write) {
 	if w.Object != nil {
 		w.Object = w.Object.DeepCopyObject()
 	}
-	k := objectKey{w.Cache, w.Namespace, w.Name}
+	k := keyOf(w)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if old, ok := l.writes[k]; ok && !old.Deleted && !w.Deleted {
-		if cmp, err := resourceversion.CompareResourceVersion(w.ResourceVersion, old.ResourceVersion); err == nil && cmp < 0 {
-			return
+	if i := l.find(k); i >= 0 {
+		if old := l.writes[i]; !old.Deleted && !w.Deleted {
+			if cmp, err := resourceversion.CompareResourceVersion(w.ResourceVersion, old.ResourceVersion); err == nil && cmp < 0 {
+				return
+			}
+		}
+		l.writes[i] = w
+		return
+	}
+	l.writes = append(l.writes, w)
+	switch {
+	case l.index != nil:
+		l.index[k] = len(l.writes) - 1
+	case len(l.writes) > indexFrom:
+		l.index = make(map[objectKey]int, 2*len(l.writes))
+		for i := range l.writes {
+			l.index[keyOf(l.writes[i])] = i
 		}
 	}
-	if l.writes == nil {
-		l.writes = make(map[objectKey]Write)
-	}
-	l.writes[k] = w
 }

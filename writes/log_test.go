@@ -252,3 +252,35 @@ func TestLogConcurrent(t *testing.T) {
 		t.Fatalf("recorder got %d writes; want %d", got, 2*goroutines*perGoroutine)
 	}
 }
+
+// A log of many objects (past the few it searches in order) keeps each
+// one's latest write by cache, namespace and name, as a log of a few does.
+func TestLogOfManyObjects(t *testing.T) {
+	a, b := &fakeCache{"a"}, &fakeCache{"b"}
+	ctx := writes.ContextWithLog(context.Background())
+	const n = 40
+	for i := range n {
+		writes.Record(ctx, change(a, cm("ns", fmt.Sprint("o", i), "10")))
+		writes.Record(ctx, change(b, cm("ns", fmt.Sprint("o", i), "20")))
+	}
+	for i := range n {
+		name := fmt.Sprint("o", i)
+		writes.Record(ctx, change(a, cm("ns", name, strconv.Itoa(10+i%2)))) // every other one newer
+		writes.Record(ctx, change(b, cm("ns", name, "19")))                  // older: dropped
+	}
+	for i := range n {
+		name := fmt.Sprint("o", i)
+		if got, want := loggedRV(t, ctx, a, "ns", name), strconv.Itoa(10+i%2); got != want {
+			t.Fatalf("ns/%s through a at %q; want %q", name, got, want)
+		}
+		if got := loggedRV(t, ctx, b, "ns", name); got != "20" {
+			t.Fatalf("ns/%s through b at %q; want 20", name, got)
+		}
+	}
+	if got := loggedRV(t, ctx, a, "ns", "absent"); got != "none" {
+		t.Fatalf("an object never written is at %q", got)
+	}
+	if la, lb := len(writes.List(ctx, a)), len(writes.List(ctx, b)); la != n || lb != n {
+		t.Fatalf("List has %d and %d writes; want %d each", la, lb, n)
+	}
+}
