@@ -260,7 +260,7 @@ func newOptions(opts []Option) (*options, error) {
 			return nil, errors.New("manager: WithLeaderElection: LeaderElection.Name (the Lease's name) is required")
 		}
 		if le.Namespace == "" {
-			ns, err := podNamespace()
+			ns, err := PodNamespace()
 			switch {
 			case err != nil:
 				return nil, fmt.Errorf("manager: WithLeaderElection: LeaderElection.Namespace is empty: %w", err)

@@ -50,3 +50,33 @@ func TestLeaderElectionNamespaceIsThePods(t *testing.T) {
 		}
 	}
 }
+
+// PodNamespace, as an operator calls it: "" outside a pod, the service
+// account's file, $POD_NAMESPACE over it, and an error for a file that is
+// there but cannot be read (here a directory, which root cannot read
+// either).
+func TestPodNamespace(t *testing.T) {
+	dir := t.TempDir()
+	old := serviceAccountNamespace
+	serviceAccountNamespace = filepath.Join(dir, "namespace")
+	t.Cleanup(func() { serviceAccountNamespace = old })
+	t.Setenv("POD_NAMESPACE", "")
+	if ns, err := PodNamespace(); ns != "" || err != nil {
+		t.Fatalf("outside a pod: %q, %v", ns, err)
+	}
+	if err := os.WriteFile(serviceAccountNamespace, []byte("operators\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ns, err := PodNamespace(); ns != "operators" || err != nil {
+		t.Fatalf("with the service account's file: %q, %v", ns, err)
+	}
+	t.Setenv("POD_NAMESPACE", "from-env")
+	if ns, err := PodNamespace(); ns != "from-env" || err != nil {
+		t.Fatalf("with $POD_NAMESPACE: %q, %v", ns, err)
+	}
+	t.Setenv("POD_NAMESPACE", "")
+	serviceAccountNamespace = dir
+	if ns, err := PodNamespace(); err == nil || !strings.Contains(err.Error(), "reading the pod's namespace") {
+		t.Fatalf("an unreadable file: %q, %v; want an error", ns, err)
+	}
+}
