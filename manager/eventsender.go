@@ -166,7 +166,7 @@ func (s *eventSender) stop(timeout time.Duration) {
 func (s *eventSender) record(ev *eventsv1.Event) {
 	at, k := ev.EventTime.Time, keyOf(ev)
 	if s.similar != nil {
-		k.note = s.similar.combine(ev, at)
+		k.note = s.similar.combine(ev, k, at)
 	}
 	se := s.series[k]
 	if se != nil && at.Sub(se.last) < seriesWindow {

@@ -76,11 +76,11 @@ type similar struct {
 	last  time.Time
 }
 
-// combine notes ev's note among its kind's and returns the note its series
-// is keyed by: its own, or, once its kind has had similarLimit notes, one
-// shared by all of them; then ev's note is prefixed to say so.
-func (c *similarEvents) combine(ev *eventsv1.Event, at time.Time) string {
-	k := keyOf(ev)
+// combine notes ev's note among those of its kind k (its seriesKey, note
+// left empty) and returns the note its series is keyed by: its own, or,
+// once its kind has had similarLimit notes, one shared by all of them;
+// then ev's note is prefixed to say so.
+func (c *similarEvents) combine(ev *eventsv1.Event, k seriesKey, at time.Time) string {
 	s := c.kinds[k]
 	if s == nil || at.Sub(s.last) >= similarWindow {
 		s = &similar{notes: map[string]bool{}}

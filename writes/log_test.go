@@ -266,7 +266,7 @@ func TestLogOfManyObjects(t *testing.T) {
 	for i := range n {
 		name := fmt.Sprint("o", i)
 		writes.Record(ctx, change(a, cm("ns", name, strconv.Itoa(10+i%2)))) // every other one newer
-		writes.Record(ctx, change(b, cm("ns", name, "19")))                  // older: dropped
+		writes.Record(ctx, change(b, cm("ns", name, "19")))                 // older: dropped
 	}
 	for i := range n {
 		name := fmt.Sprint("o", i)
