@@ -87,13 +87,18 @@ func (s *informerSource[T]) Attach(ctx context.Context, q handler.Queue) (func()
 		},
 		DeleteFunc: func(e event.Delete[T]) { s.h.Delete(ctx, e, &eq.delete) },
 	}
+	var hopts []informer.HandlerOption
+	if handler.ReadsOnlyMetadata(s.h) {
+		// The handler and the queues above read only names and owners.
+		hopts = append(hopts, informer.MetadataOnly())
+	}
 	for {
 		inf, err := s.inf.Current()
 		if err != nil {
 			return nil, fmt.Errorf("controller: watching %s: %w", s.name, err)
 		}
 		s.inf = inf
-		reg, err := inf.AddHandler(h)
+		reg, err := inf.AddHandler(h, hopts...)
 		if errors.Is(err, informer.ErrReleased) {
 			continue // released since Current: ask again
 		}

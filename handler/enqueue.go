@@ -16,7 +16,7 @@ import (
 // usual handler for a controller's primary kind. A deletion is enqueued by
 // its key even when the last state is unknown.
 func EnqueueObject[T object.Object]() EventHandler[T] {
-	return Funcs[T]{
+	return metadata(Funcs[T]{
 		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) {
 			enqueueObject(e.Object, q, reconcile.PrimaryCreated)
 		},
@@ -37,7 +37,7 @@ func EnqueueObject[T object.Object]() EventHandler[T] {
 		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) {
 			enqueueObject(e.Object, q, reconcile.External)
 		},
-	}
+	})
 }
 
 func enqueueObject(obj metav1.Object, q Queue, why reconcile.Reasons) {
@@ -90,7 +90,7 @@ func EnqueueOwner[T object.Object](owner schema.GroupKind, opts ...OwnerOption) 
 			AddWithOpts(q, AddOpts{Reasons: why}, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: ref.Name}})
 		}
 	}
-	return Funcs[T]{
+	return metadata(Funcs[T]{
 		CreateFunc: func(_ context.Context, e event.Create[T], q Queue) { add(e.Object, q, reconcile.OwnedCreated) },
 		UpdateFunc: func(_ context.Context, e event.Update[T], q Queue) {
 			add(e.ObjectOld, q, reconcile.OwnedUpdated)
@@ -98,7 +98,7 @@ func EnqueueOwner[T object.Object](owner schema.GroupKind, opts ...OwnerOption) 
 		},
 		DeleteFunc:  func(_ context.Context, e event.Delete[T], q Queue) { add(e.Object, q, reconcile.OwnedDeleted) },
 		GenericFunc: func(_ context.Context, e event.Generic[T], q Queue) { add(e.Object, q, reconcile.External) },
-	}
+	})
 }
 
 func (o ownerOptions) matches(ref metav1.OwnerReference, owner schema.GroupKind) bool {

@@ -65,7 +65,7 @@ func Filtered[T object.Object](h EventHandler[T], preds ...predicate.Predicate[T
 		return h
 	}
 	p := predicate.And(preds...)
-	return Funcs[T]{
+	f := Funcs[T]{
 		CreateFunc: func(ctx context.Context, e event.Create[T], q Queue) {
 			if p.Create(e) {
 				h.Create(ctx, e, q)
@@ -87,4 +87,8 @@ func Filtered[T object.Object](h EventHandler[T], preds ...predicate.Predicate[T
 			}
 		},
 	}
+	if predicate.ReadsOnlyMetadata(p) {
+		return metadataIf(f, h)
+	}
+	return f
 }

@@ -48,7 +48,7 @@ func AddWithOpts(q Queue, o AddOpts, req reconcile.Request) {
 // For a priority that depends on the object, write a handler that calls
 // AddWithOpts.
 func AtPriority[T object.Object](h EventHandler[T], priority int) EventHandler[T] {
-	return Funcs[T]{
+	return metadataIf(Funcs[T]{
 		CreateFunc: func(ctx context.Context, e event.Create[T], q Queue) {
 			if !e.IsInInitialList {
 				q = prioritized{q, &priority}
@@ -67,7 +67,7 @@ func AtPriority[T object.Object](h EventHandler[T], priority int) EventHandler[T
 		GenericFunc: func(ctx context.Context, e event.Generic[T], q Queue) {
 			h.Generic(ctx, e, prioritized{q, &priority})
 		},
-	}
+	}, h)
 }
 
 // prioritized gives the adds that name no priority its own.

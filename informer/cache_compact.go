@@ -101,33 +101,55 @@ func (s *compactStore[T]) shared(r ref[T]) (T, error) {
 }
 
 // put stores obj, encoded, under key, and among the recent objects if
-// recent. It returns the reference to the previous state, whether obj
-// encodes to the same bytes (an unchanged object, which a relist sends
+// recent, and fills in p: the reference to the previous state, whether
+// obj encodes to the same bytes (an unchanged object, which a relist sends
 // again), and the bytes stored.
-func (s *compactStore[T]) put(key string, obj T, recent bool) (old ref[T], existed, same bool, data []byte, err error) {
-	if data = s.fromWire(obj); data == nil {
+//
+// An object of a streamed list may come with only its metadata decoded
+// (protowatch.Kind.WatchList): its bytes are stored as they came, and it
+// is decoded whole from them, into p.whole, if whole is set, or it is to
+// be kept recent, or it replaces a cached state (whose update event
+// carries it); otherwise p.partial says it is not whole. It returns the
+// object to index.
+func (s *compactStore[T]) put(key string, obj T, recent, whole bool, p *prior[T]) (T, error) {
+	data, partial := s.fromWire(obj)
+	if data == nil {
+		var err error
 		if data, err = s.codec.encode(obj); err != nil {
-			return old, false, false, nil, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
+			return obj, fmt.Errorf("informer: encoding %s for the compact cache (%s): %w", key, s.codec.form, err)
 		}
 	}
-	old, existed = s.ref(key)
-	same = existed && bytes.Equal(s.items[key], data)
+	p.ref, p.existed = s.ref(key)
+	if partial && (whole || recent || p.existed) {
+		full, err := s.codec.decode(data)
+		if err != nil {
+			return obj, fmt.Errorf("informer: decoding %s as the server sent it (%s): %w", key, s.codec.form, err)
+		}
+		obj, partial, p.whole = full, false, full
+	}
+	p.same = p.existed && bytes.Equal(s.items[key], data)
+	p.stored, p.partial = data, partial
 	s.items[key] = data
 	if recent {
 		s.remember(key, obj)
 	} else {
 		s.forget(key) // its decoded state is no longer the cached one
 	}
-	return old, existed, same, data, nil
+	return obj, nil
 }
 
-// fromWire takes obj's encoding from its watch decoder, or returns nil.
-// An object with apiVersion and kind set is not one the decoder made.
-func (s *compactStore[T]) fromWire(obj T) []byte {
+// fromWire takes obj's encoding from its watch decoder, or returns nil,
+// and reports whether obj has only its metadata decoded. An object with
+// apiVersion and kind set is not one the decoder made.
+func (s *compactStore[T]) fromWire(obj T) ([]byte, bool) {
 	if s.wire == nil || !obj.GetObjectKind().GroupVersionKind().Empty() {
-		return nil
+		return nil, false
 	}
-	return s.wire.Take(obj.GetResourceVersion(), obj.GetNamespace(), obj.GetName())
+	rv, ns, name := obj.GetResourceVersion(), obj.GetNamespace(), obj.GetName()
+	if data, ok := s.wire.TakePartial(rv, ns, name); ok {
+		return data, true
+	}
+	return s.wire.Take(rv, ns, name), false
 }
 
 func (s *compactStore[T]) remember(key string, obj T) {

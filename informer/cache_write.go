@@ -23,6 +23,11 @@ type prior[T object.Object] struct {
 	// keeps what it had.
 	notStored bool
 	stored    []byte // a compact cache's encoding of the new object
+	// partial: the new object has only its metadata decoded, the rest in
+	// stored (see compactStore.put); whole: the new object decoded whole,
+	// in place of one that had only its metadata.
+	partial bool
+	whole   T
 }
 
 // put stores obj under key and re-indexes it, returning what key held. A
@@ -33,8 +38,7 @@ type prior[T object.Object] struct {
 // had), and the error names it.
 func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error) {
 	if c.compact != nil {
-		old.ref, old.existed, old.same, old.stored, err = c.compact.put(key, obj, recent)
-		if err != nil {
+		if obj, err = c.compact.put(key, obj, recent, c.indexFuncs(), &old); err != nil {
 			return prior[T]{notStored: true}, err
 		}
 	} else {
@@ -50,6 +54,17 @@ func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error)
 		}
 	}
 	return old, err
+}
+
+// indexFuncs reports whether c has an index that calls an IndexFunc, which
+// may read any of an object's fields. c.mu must be held.
+func (c *Cache[T]) indexFuncs() bool {
+	for _, ix := range c.indexes {
+		if ix.fn != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // remove deletes key, returning what it held. c.mu must be held for writing.

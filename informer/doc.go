@@ -58,7 +58,15 @@
 // object is cached just as a protobuf watch decoded it (a Factory's
 // informer of a built-in kind with no transform or shard): then the cache
 // keeps the bytes the server sent, managedFields cut out while decoding if
-// they are dropped. Compact is the default
+// they are dropped. Such a cache's first list, streamed, is not even
+// decoded whole while nothing would read it whole: when every handler was
+// registered with MetadataOnly (as controller.Informer registers
+// EnqueueObject and EnqueueOwner) and no index but the namespace one
+// exists, each object comes with only its ObjectMeta decoded, the cache
+// stores its bytes, and those handlers' initial creates carry the
+// metadata alone; anything that needs an object whole (a handler without
+// the option or an index added meanwhile, a read) decodes it from the
+// bytes. Compact is the default
 // because end to end it wins on every count: against shared caches a
 // controller keeps less heap and spends less CPU to sync and to reconcile
 // (bench/README.md measures it). A shared

@@ -75,7 +75,8 @@ func (l *typedLW) List(ctx context.Context, opts metav1.ListOptions) (runtime.Ob
 func (l *typedLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	opts.Watch = true
 	if l.wire != nil {
-		if w, ok, err := l.wire.watch(ctx, l.request(&opts)); ok {
+		list := opts.SendInitialEvents != nil && *opts.SendInitialEvents
+		if w, ok, err := l.wire.watch(ctx, l.request(&opts), list); ok {
 			return w, err
 		}
 	}

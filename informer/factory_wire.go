@@ -27,6 +27,10 @@ type wireForm struct {
 	// from an aggregated API server without it): watches go to client-go,
 	// which takes what the server sends, from then on.
 	refused atomic.Bool
+	// listMetadata, set by the informer, says whether a streamed list may
+	// come with only its objects' metadata decoded (see
+	// Informer.metadataList).
+	listMetadata atomic.Pointer[func() bool]
 }
 
 // newWireForm returns the wireForm of kind, or nil if its list type has no
@@ -52,11 +56,11 @@ func protoNew[T runtime.Object]() func() protowatch.Object {
 	return func() protowatch.Object { return reflect.New(elem).Interface().(protowatch.Object) }
 }
 
-// watch watches as req asks, in protobuf. It reports false when the
-// server refuses protobuf, for the caller to watch through client-go.
-// The request is not throttled, as client-go's watches are not: the client
-// rate limit is for requests that end.
-func (w *wireForm) watch(ctx context.Context, req *rest.Request) (watch.Interface, bool, error) {
+// watch watches as req asks, in protobuf; list says it streams a list
+// first. It reports false when the server refuses protobuf, for the caller
+// to watch through client-go. The request is not throttled, as client-go's
+// watches are not: the client rate limit is for requests that end.
+func (w *wireForm) watch(ctx context.Context, req *rest.Request, list bool) (watch.Interface, bool, error) {
 	if w.refused.Load() {
 		return nil, false, nil
 	}
@@ -67,6 +71,9 @@ func (w *wireForm) watch(ctx context.Context, req *rest.Request) (watch.Interfac
 			return nil, false, nil
 		}
 		return nil, true, err
+	}
+	if f := w.listMetadata.Load(); list && f != nil && (*f)() {
+		return w.kind.WatchList(body), true, nil
 	}
 	return w.kind.Watch(body), true, nil
 }
@@ -94,6 +101,7 @@ func (inf *Informer[T]) useWireEncodings() {
 	use := c.compact != nil && c.compact.codec.form == "protobuf" &&
 		inf.transform == nil && inf.kindTransform == nil && inf.shardSelector == ""
 	var kinds []*protowatch.Kind
+	var wires []*wireForm
 	for _, src := range inf.sources {
 		lw := src.lw
 		if s, ok := lw.(*selectingLW); ok {
@@ -104,7 +112,7 @@ func (inf *Informer[T]) useWireEncodings() {
 			use = false
 			continue
 		}
-		kinds = append(kinds, typed.wire.kind)
+		kinds, wires = append(kinds, typed.wire.kind), append(wires, typed.wire)
 		use = use && typed.wire.kind.DropsManagedFields() == inf.dropManaged
 	}
 	var table *protowatch.Encodings
@@ -122,4 +130,31 @@ func (inf *Informer[T]) useWireEncodings() {
 	for _, k := range kinds {
 		k.KeepEncodings(table)
 	}
+	var list *func() bool
+	if table != nil {
+		f := inf.metadataList
+		list = &f
+	}
+	for _, w := range wires {
+		w.listMetadata.Store(list)
+	}
+}
+
+// metadataList reports whether the list a source is about to stream may
+// come with only its objects' metadata decoded, the rest left in their
+// encodings (protowatch.Kind.WatchList), when the informer has not synced
+// yet: the cache then files most objects of its first list without
+// decoding them whole. It may when nothing would read them whole as they
+// are cached: no index but the namespace one, and no handler but those
+// registered with MetadataOnly. Should one be added while the list
+// streams in, the cache decodes the objects it needs from their
+// encodings (see Cache.put and listener.deliverEncoded).
+func (inf *Informer[T]) metadataList() bool {
+	if inf.sync.synced.Load() || inf.wholeReaders.Load() > 0 {
+		return false
+	}
+	c := inf.cache
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return !c.indexFuncs()
 }

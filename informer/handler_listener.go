@@ -24,6 +24,7 @@ const (
 type notification[T object.Object] struct {
 	kind    kind
 	initial bool        // create: part of the initial list
+	partial bool        // create in a compact cache's chunk: obj has only its metadata (see compactStore.put)
 	unknown bool        // delete: final state unknown (inferred from a relist)
 	old     T           // update: the state the handler saw last
 	lazyOld *lazyOld[T] // update in a compact cache: old, still encoded (old unset)
@@ -105,6 +106,9 @@ type listener[T object.Object] struct {
 	// decode decodes encodedChanges' data; set for a compact cache's
 	// informer before the listener runs.
 	decode func([]byte) (T, error)
+	// metadataOnly: the handler takes objects with only their metadata
+	// decoded in the creates of an initial list (MetadataOnly).
+	metadataOnly bool
 }
 
 func newListener[T object.Object](h Handler[T], log logr.Logger) *listener[T] {
@@ -258,13 +262,13 @@ func (l *listener[T]) deliver(key string, n *notification[T]) {
 // notification of this handler's own (the chunk is shared), and delivers it.
 func (l *listener[T]) deliverEncoded(c *encodedChange[T]) {
 	n := c.n
-	if c.data != nil && event.IsNil(n.obj) {
+	if c.data != nil && (event.IsNil(n.obj) || (n.partial && !l.metadataOnly)) {
 		obj, err := l.decode(c.data)
 		if err != nil {
 			l.log.Error(err, "informer event dropped: its object does not decode from the compact cache", "key", c.key)
 			return
 		}
-		n.obj = obj
+		n.obj, n.partial = obj, false
 		if n.kind == kindUpdate {
 			n.old = obj
 		}

@@ -10,13 +10,30 @@ import (
 // HandlerOption configures one handler registration.
 type HandlerOption func(*handlerOptions)
 
-type handlerOptions struct{ resync time.Duration }
+type handlerOptions struct {
+	resync       time.Duration
+	metadataOnly bool
+}
 
 // ResyncPeriod makes the informer re-deliver every cached object to
 // this handler as an update (old == new) every d, so it can re-check state
 // that lives outside the API server. Zero (the default) never resyncs.
 func ResyncPeriod(d time.Duration) HandlerOption {
 	return func(o *handlerOptions) { o.resync = d }
+}
+
+// MetadataOnly says the handler reads nothing of the objects of the
+// creates of an initial list (IsInInitialList) but their ObjectMeta: it
+// enqueues them by name, or by owner, say. A compact cache may then file
+// the objects of its first list without decoding them whole, and hand this
+// handler objects with only their ObjectMeta set in those events (every
+// other event, and a create after the initial list, carries the whole
+// object). As long as any handler without it is registered, or an index
+// other than the namespace one, every object is decoded whole as before.
+// controller.Informer registers a handler with it when
+// handler.ReadsOnlyMetadata says its handler and predicates qualify.
+func MetadataOnly() HandlerOption {
+	return func(o *handlerOptions) { o.metadataOnly = true }
 }
 
 // Registration is a handler's membership in an informer. It is a Syncer,
@@ -64,6 +81,10 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 		return nil, fmt.Errorf("informer %s: AddHandler after Start returned", inf.name)
 	}
 	l := newListener(h, inf.log)
+	l.metadataOnly = ho.metadataOnly
+	if !l.metadataOnly {
+		inf.wholeReaders.Add(1)
+	}
 	if c := inf.cache.compact; c != nil {
 		l.decode = c.codec.decode
 	}
@@ -83,6 +104,9 @@ func (inf *Informer[T]) AddHandler(h Handler[T], opts ...HandlerOption) (*Regist
 			_, present := inf.listeners[l]
 			delete(inf.listeners, l)
 			last := present && len(inf.listeners) == 0
+			if present && !l.metadataOnly {
+				inf.wholeReaders.Add(-1)
+			}
 			inf.mu.Unlock()
 			l.stop()
 			if last {

@@ -31,8 +31,11 @@ type Informer[T object.Object] struct {
 
 	// mu orders batch application against handler registration, so a late
 	// handler's synthetic creates and the live events it gets next line up.
-	mu             sync.Mutex
-	listeners      map[*listener[T]]time.Duration // handler -> resync period
+	mu        sync.Mutex
+	listeners map[*listener[T]]time.Duration // handler -> resync period
+	// wholeReaders counts the listeners without MetadataOnly; read
+	// without mu by metadataList, at the start of a streamed list.
+	wholeReaders   atomic.Int32
 	listenerWG     sync.WaitGroup
 	runCtx         context.Context
 	started        bool

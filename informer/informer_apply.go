@@ -94,6 +94,9 @@ func (inf *Informer[T]) listDone(src *source[T]) {
 	src.listApplied = false
 	if inf.listed(src) && !inf.initialApplied {
 		inf.initialApplied = true
+		if c := inf.cache.compact; c != nil && c.wire != nil {
+			c.wire.DropPartial() // a list that failed half way left its objects' bytes
+		}
 		inf.sync.setSynced()
 		for l := range inf.listeners {
 			l.markSynced()
@@ -131,25 +134,31 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial, ch
 		return notification[T]{kind: kindDelete, obj: last, unknown: d.FinalStateUnknown}, nil, true, err
 	}
 	old, err := c.put(key, d.Object, !chunk)
+	obj := d.Object
+	if !event.IsNil(old.whole) {
+		obj = old.whole // d.Object had only its metadata decoded
+	}
 	switch {
 	case old.notStored:
 		return n, nil, false, err // not cached: no event about it either
 	case !old.existed && chunk && old.stored != nil && keepDecoded:
-		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, old.stored, true, err
+		// A partial object goes only to the handlers that read metadata
+		// alone; the others decode the stored bytes.
+		return notification[T]{kind: kindCreate, obj: obj, initial: initial, partial: old.partial}, old.stored, true, err
 	case !old.existed && chunk && old.stored != nil:
 		return notification[T]{kind: kindCreate, initial: initial}, old.stored, true, err
 	case !old.existed:
-		return notification[T]{kind: kindCreate, obj: d.Object, initial: initial}, nil, true, err
-	case d.Type == deltafifo.Replaced && c.unchanged(old, d.Object):
+		return notification[T]{kind: kindCreate, obj: obj, initial: initial}, nil, true, err
+	case d.Type == deltafifo.Replaced && c.unchanged(old, obj):
 		return n, nil, false, err // a relist found it unchanged
 	}
 	if c.compact != nil && !old.ref.hot {
 		// Decoded when a handler gets the event, off this goroutine.
-		return notification[T]{kind: kindUpdate, obj: d.Object, lazyOld: &lazyOld[T]{data: old.ref.data}}, nil, true, err
+		return notification[T]{kind: kindUpdate, obj: obj, lazyOld: &lazyOld[T]{data: old.ref.data}}, nil, true, err
 	}
 	prev, perr := c.object(old)
 	if perr != nil {
-		prev = d.Object // the update still reaches handlers, as a resync would
+		prev = obj // the update still reaches handlers, as a resync would
 	}
-	return notification[T]{kind: kindUpdate, old: prev, obj: d.Object}, nil, true, errors.Join(err, perr)
+	return notification[T]{kind: kindUpdate, old: prev, obj: obj}, nil, true, errors.Join(err, perr)
 }

@@ -43,14 +43,14 @@ func newPredicateOptions(opts []Option) options {
 // object is dropped and logged, never a panic.
 func onUpdate[T object.Object](name string, changed func(old, new T) bool, opts []Option) Predicate[T] {
 	o := newPredicateOptions(opts)
-	return Funcs[T]{UpdateFunc: func(e event.Update[T]) bool {
+	return metadataFuncs[T]{Funcs[T]{UpdateFunc: func(e event.Update[T]) bool {
 		if event.IsNil(e.ObjectOld) || event.IsNil(e.ObjectNew) {
 			o.log.Info("predicate dropped an update with a missing object", "predicate", name,
 				"oldMissing", event.IsNil(e.ObjectOld), "newMissing", event.IsNil(e.ObjectNew))
 			return false
 		}
 		return changed(e.ObjectOld, e.ObjectNew)
-	}}
+	}}}
 }
 
 // GenerationChanged passes updates that change what a controller acts on:
@@ -119,5 +119,6 @@ func LabelSelector[T object.Object](sel metav1.LabelSelector, opts ...Option) (P
 	if err != nil {
 		return nil, fmt.Errorf("predicate: label selector %s: %w", metav1.FormatLabelSelector(&sel), err)
 	}
-	return filter(func(obj T) bool { return s.Matches(labels.Set(obj.GetLabels())) }, newPredicateOptions(opts).removals), nil
+	f := filter(func(obj T) bool { return s.Matches(labels.Set(obj.GetLabels())) }, newPredicateOptions(opts).removals)
+	return metadataFuncs[T]{f.(Funcs[T])}, nil
 }

@@ -61,33 +61,33 @@ func filter[T object.Object](keep func(T) bool, orWas bool) Predicate[T] {
 // And lets an event through only if every predicate does. It stops at the
 // first refusal.
 func And[T object.Object](ps ...Predicate[T]) Predicate[T] {
-	return Funcs[T]{
+	return metadataIf(Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
 		UpdateFunc:  func(e event.Update[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
 		DeleteFunc:  func(e event.Delete[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Delete(e) }) },
 		GenericFunc: func(e event.Generic[T]) bool { return all(ps, func(p Predicate[T]) bool { return p.Generic(e) }) },
-	}
+	}, ps...)
 }
 
 // Or lets an event through if any predicate does. With no predicates it
 // lets nothing through.
 func Or[T object.Object](ps ...Predicate[T]) Predicate[T] {
-	return Funcs[T]{
+	return metadataIf(Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Create(e) }) },
 		UpdateFunc:  func(e event.Update[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Update(e) }) },
 		DeleteFunc:  func(e event.Delete[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Delete(e) }) },
 		GenericFunc: func(e event.Generic[T]) bool { return anyOf(ps, func(p Predicate[T]) bool { return p.Generic(e) }) },
-	}
+	}, ps...)
 }
 
 // Not inverts p.
 func Not[T object.Object](p Predicate[T]) Predicate[T] {
-	return Funcs[T]{
+	return metadataIf(Funcs[T]{
 		CreateFunc:  func(e event.Create[T]) bool { return !p.Create(e) },
 		UpdateFunc:  func(e event.Update[T]) bool { return !p.Update(e) },
 		DeleteFunc:  func(e event.Delete[T]) bool { return !p.Delete(e) },
 		GenericFunc: func(e event.Generic[T]) bool { return !p.Generic(e) },
-	}
+	}, p)
 }
 
 func all[T object.Object](ps []Predicate[T], ok func(Predicate[T]) bool) bool {

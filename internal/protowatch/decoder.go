@@ -59,6 +59,9 @@ type Decoder struct {
 	r    *bufio.Reader // body, read in large pieces (see readSize)
 	hdr  [4]byte
 	buf  []byte // the frame; read into again for each event
+	// initial is set, for a WatchList decoder, until the first bookmark:
+	// ADDED events then decode only their objects' metadata.
+	initial bool
 }
 
 // NewDecoder returns a Decoder of k's events from body, a watch answer of
@@ -80,8 +83,25 @@ const readSize = 32 << 10
 // closes when stopped or at the end of the stream. Like client-go's, it
 // ends with an ERROR event (a 500 Status) on an event it cannot decode,
 // and without one at the end of the stream, truncated or not.
-func (k *Kind) Watch(body io.ReadCloser) watch.Interface {
-	return watch.NewStreamWatcher(k.NewDecoder(body),
+func (k *Kind) Watch(body io.ReadCloser) watch.Interface { return k.watch(k.NewDecoder(body)) }
+
+// WatchList is Watch for a watch that streams a list first (a WatchList:
+// sendInitialEvents=true), for a compact cache that reads the objects of
+// its initial list only to file their bytes under their keys. Until the
+// first bookmark (the end of the initial events, or one before it), an
+// ADDED event's object comes out with only its ObjectMeta decoded, and
+// its encoding is kept in the Encodings for TakePartial, which only gives
+// it out for that very object; the cache decodes the rest from it when it
+// needs it whole. An object whose encoding cannot be cut, and every object
+// when k does not drop managedFields or keeps no encodings, comes out whole.
+func (k *Kind) WatchList(body io.ReadCloser) watch.Interface {
+	d := k.NewDecoder(body)
+	d.initial = true
+	return k.watch(d)
+}
+
+func (k *Kind) watch(d *Decoder) watch.Interface {
+	return watch.NewStreamWatcher(d,
 		apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding"))
 }
 
@@ -171,16 +191,32 @@ func (d *Decoder) event(raw []byte) (watch.EventType, runtime.Object, error) {
 	if !ok {
 		return "", nil, fmt.Errorf("invalid watch event type %q", typ)
 	}
+	if et == watch.Bookmark {
+		d.initial = false
+	}
 	e := d.kind.encodings.Load()
 	keep := e != nil && (et == watch.Added || et == watch.Modified)
-	obj, enc, err := d.kind.decode(inner, keep)
+	partial := keep && d.initial && et == watch.Added && d.kind.dropManaged
+	obj, enc, partial, err := d.kind.decode(inner, keep, partial)
 	if err != nil {
 		return "", nil, err
 	}
-	if enc != nil {
-		if m := metaOf(obj.(Object)); m != nil {
+	if enc == nil {
+		return et, obj, nil
+	}
+	m := metaOf(obj.(Object)) // set if partial: its metadata is all it has
+	switch {
+	case !partial:
+		if m != nil {
 			e.keep(m.ResourceVersion, m.Namespace, m.Name, enc)
 		}
+	case !e.keepPartial(m.ResourceVersion, m.Namespace, m.Name, enc):
+		// Its bytes could be given to another: the object comes out whole.
+		whole := d.kind.newObject()
+		if err := whole.Unmarshal(enc); err != nil {
+			return "", nil, fmt.Errorf("%s: %w", d.kind.name, err)
+		}
+		obj = whole
 	}
 	return et, obj, nil
 }
@@ -193,30 +229,32 @@ var eventTypes = map[string]watch.EventType{
 // decode decodes b, an Unknown around one of k's objects or around a
 // Status (an ERROR event's). With encode it also returns a copy of the
 // object's protobuf (without managedFields if k drops them: the bytes of
-// the object returned), or nil if it has none.
-func (k *Kind) decode(b []byte, encode bool) (obj runtime.Object, enc []byte, err error) {
+// the object returned), or nil if it has none. With metadataOnly (k drops
+// managedFields) it decodes only the object's metadata if it can cut its
+// encoding, and reports whether it did.
+func (k *Kind) decode(b []byte, encode, metadataOnly bool) (obj runtime.Object, enc []byte, partial bool, err error) {
 	kind, raw, err := unwrap(b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	switch string(kind) {
 	case k.name:
 		obj := k.newObject()
 		if k.dropManaged {
-			enc, err = unmarshalWithoutManaged(obj, metaOf(obj), raw, encode)
+			enc, err = unmarshalWithoutManaged(obj, metaOf(obj), raw, encode, metadataOnly)
 		} else if err = obj.Unmarshal(raw); encode {
 			enc = bytes.Clone(raw) // raw is the frame buffer's, read into again
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", k.name, err)
+			return nil, nil, false, fmt.Errorf("%s: %w", k.name, err)
 		}
-		return obj, enc, nil
+		return obj, enc, metadataOnly && enc != nil, nil
 	case "Status":
 		status := &metav1.Status{}
 		if err := status.Unmarshal(raw); err != nil {
-			return nil, nil, fmt.Errorf("the Status of an ERROR event: %w", err)
+			return nil, nil, false, fmt.Errorf("the Status of an ERROR event: %w", err)
 		}
-		return status, nil, nil
+		return status, nil, false, nil
 	}
-	return nil, nil, fmt.Errorf("object of kind %q, want %s", kind, k.name)
+	return nil, nil, false, fmt.Errorf("object of kind %q, want %s", kind, k.name)
 }

@@ -15,11 +15,16 @@ import "sync"
 // one decoded never gets another's bytes. One nobody takes (a list that
 // failed half way, say) is dropped after a generation more have been
 // kept, so the table stays bounded. It is safe for concurrent use.
+//
+// The encodings of objects a WatchList decoded only the metadata of are
+// kept apart, and never dropped until taken or DropPartial: they hold the
+// rest of their objects.
 type Encodings struct {
 	mu        sync.Mutex
 	cur, prev map[string]encoding // nil when empty after a large list
 	gen       int
 	grown     bool // cur has held more than smallTable since the maps were made
+	partial   map[string]encoding
 }
 
 type encoding struct {
@@ -85,5 +90,51 @@ func (e *Encodings) Take(rv, namespace, name string) []byte {
 func (e *Encodings) Len() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.cur) + len(e.prev)
+	return len(e.cur) + len(e.prev) + len(e.partial)
+}
+
+// keepPartial keeps data, the encoding of a partly decoded object, unless
+// it cannot be told from another's by its resourceVersion: then it
+// reports false, for the object to be decoded whole.
+func (e *Encodings) keepPartial(rv, namespace, name string, data []byte) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if rv == "" {
+		return false
+	}
+	if e.partial == nil {
+		e.partial = make(map[string]encoding)
+	}
+	if old, ok := e.partial[rv]; ok && (old.namespace != namespace || old.name != name) {
+		return false
+	}
+	e.partial[rv] = encoding{namespace: namespace, name: name, data: data}
+	return true
+}
+
+// TakePartial returns, and forgets, the encoding of the object of
+// namespace and name at resourceVersion rv if a WatchList decoded only its
+// metadata: the object's whole encoding, which the caller owns. It reports
+// false for any other object.
+func (e *Encodings) TakePartial(rv, namespace, name string) ([]byte, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	enc, ok := e.partial[rv]
+	if !ok || enc.namespace != namespace || enc.name != name {
+		return nil, false
+	}
+	delete(e.partial, rv)
+	if len(e.partial) == 0 {
+		e.partial = nil // a Go map keeps its memory: let the list's go
+	}
+	return enc.data, true
+}
+
+// DropPartial forgets the encodings of partly decoded objects nobody
+// took: those of a list that failed half way, once a later one has been
+// taken.
+func (e *Encodings) DropPartial() {
+	e.mu.Lock()
+	e.partial = nil
+	e.mu.Unlock()
 }

@@ -204,3 +204,84 @@ func TestEncodingsLetGoOfLargeTablesWhenEmpty(t *testing.T) {
 		t.Fatalf("after the tables were let go, an encoding kept and taken is %v", got)
 	}
 }
+
+// A WatchList's ADDED events before the first bookmark decode only their
+// objects' metadata, their whole encoding kept for TakePartial; every
+// event after it, and every event of a plain Watch, decodes whole.
+func TestWatchListDecodesMetadataUntilTheBookmark(t *testing.T) {
+	bookmark := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "12",
+		Annotations: map[string]string{metav1.InitialEventsAnnotationKey: "true"}}}
+	stream := encodeStream(t, []watch.Event{
+		{Type: watch.Added, Object: configMap("a", "10")},
+		{Type: watch.Added, Object: configMap("b", "11")},
+		{Type: watch.Bookmark, Object: bookmark},
+		{Type: watch.Added, Object: configMap("c", "13")},
+		{Type: watch.Modified, Object: configMap("a", "14")},
+	})
+	whole := drain(configMapKind(true).Watch(body(stream)))
+
+	k := configMapKind(true)
+	e := protowatch.NewEncodings()
+	k.KeepEncodings(e)
+	got := drain(k.WatchList(body(stream)))
+	if len(got) != len(whole) {
+		t.Fatalf("%d events, want %d", len(got), len(whole))
+	}
+	for i, ev := range got[:2] {
+		cm, want := ev.Object.(*corev1.ConfigMap), whole[i].Object.(*corev1.ConfigMap)
+		if cm.Data != nil || cm.BinaryData != nil || !reflect.DeepEqual(cm.ObjectMeta, want.ObjectMeta) {
+			t.Fatalf("initial event %d: %#v, want the metadata of %#v alone", i, cm, want)
+		}
+		if data := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name); data != nil {
+			t.Fatalf("initial event %d: its encoding is among the whole objects'", i)
+		}
+		data, ok := e.TakePartial(cm.ResourceVersion, cm.Namespace, cm.Name)
+		var back corev1.ConfigMap
+		if !ok || back.Unmarshal(data) != nil || !reflect.DeepEqual(&back, want) {
+			t.Fatalf("initial event %d: TakePartial = %v, decoding to %#v; want %#v", i, ok, &back, want)
+		}
+		if _, ok := e.TakePartial(cm.ResourceVersion, cm.Namespace, cm.Name); ok {
+			t.Fatalf("initial event %d: taken twice", i)
+		}
+	}
+	for i := 2; i < len(got); i++ {
+		if !reflect.DeepEqual(got[i], whole[i]) {
+			t.Fatalf("event %d after the bookmark: %#v, want %#v", i, got[i], whole[i])
+		}
+	}
+	if _, ok := e.TakePartial("13", "ns", "c"); ok {
+		t.Fatal("an ADDED event after the bookmark was taken as partial")
+	}
+
+	// Without encodings kept, nothing could hold the rest: all whole.
+	if got := drain(configMapKind(true).WatchList(body(stream))); !reflect.DeepEqual(got, whole) {
+		t.Fatalf("WatchList without encodings: %#v, want %#v", got, whole)
+	}
+}
+
+// Partial encodings are found by resourceVersion and given out only for
+// their own object; two objects at one resourceVersion (which a server
+// never sends) cannot share the table, so the second comes out whole.
+func TestWatchListKeepsOnePartialEncodingPerResourceVersion(t *testing.T) {
+	stream := encodeStream(t, []watch.Event{
+		{Type: watch.Added, Object: configMap("a", "10")},
+		{Type: watch.Added, Object: configMap("b", "10")},
+	})
+	k := configMapKind(true)
+	e := protowatch.NewEncodings()
+	k.KeepEncodings(e)
+	got := drain(k.WatchList(body(stream)))
+	if len(got) != 2 || got[0].Object.(*corev1.ConfigMap).Data != nil || got[1].Object.(*corev1.ConfigMap).Data == nil {
+		t.Fatalf("events %#v: want a partial a and a whole b", got)
+	}
+	if _, ok := e.TakePartial("10", "ns", "b"); ok {
+		t.Fatal("b's TakePartial gave a's encoding")
+	}
+	if _, ok := e.TakePartial("10", "ns", "a"); !ok {
+		t.Fatal("a's encoding is gone")
+	}
+	e.DropPartial()
+	if n := e.Len(); n != 0 {
+		t.Fatalf("%d encodings after DropPartial", n)
+	}
+}

@@ -15,8 +15,15 @@ const MinGrowth = minGrowth
 // UnmarshalWithoutManaged decodes b into obj, a built-in kind, without
 // managedFields, and returns the encoding it keeps.
 func UnmarshalWithoutManaged(obj Object, b []byte) ([]byte, error) {
-	return unmarshalWithoutManaged(obj, metaOf(obj), b, true)
+	return unmarshalWithoutManaged(obj, metaOf(obj), b, true, false)
 }
 
 // Released reports whether e's tables have been let go.
 func Released(e *Encodings) bool { return e.cur == nil && e.prev == nil }
+
+// UnmarshalMetadataOnly decodes b's metadata into obj as a WatchList's
+// initial events do, and returns the encoding to decode the rest from, or
+// nil if it decoded obj whole.
+func UnmarshalMetadataOnly(obj Object, b []byte) ([]byte, error) {
+	return unmarshalWithoutManaged(obj, metaOf(obj), b, true, true)
+}

@@ -440,6 +440,7 @@ func dropManaged(t *testing.T, b []byte, newObject func() protowatch.Object) {
 	case err == nil && !reflect.DeepEqual(got, want):
 		t.Fatalf("%T: decoded\n%#v\nwant\n%#v", got, got, want)
 	}
+	metadataOnly(t, b, newObject, got, err)
 	if err != nil || enc == nil {
 		return
 	}
@@ -475,4 +476,35 @@ func managedAnywhere(f *testing.F) []byte {
 	}
 	obj := binary.AppendUvarint(append(bytes.Clone(data), 0x0a), uint64(len(meta)))
 	return append(append(obj, meta...), data...)
+}
+
+// metadataOnly checks the decoding of a WatchList's initial events against
+// got and err, b decoded whole: it fails only where that does; and it
+// leaves either the object whole, or its metadata alone with an encoding
+// that decodes to the whole object.
+func metadataOnly(t *testing.T, b []byte, newObject func() protowatch.Object, got protowatch.Object, err error) {
+	part := newObject()
+	enc, perr := protowatch.UnmarshalMetadataOnly(part, b)
+	switch {
+	case perr != nil && err == nil:
+		t.Fatalf("%T: metadata only: %v; decoded whole: %#v", part, perr, got)
+	case perr != nil || err != nil:
+		return // what the whole decoding refuses may be cached, to fail when read
+	case enc == nil && !reflect.DeepEqual(part, got):
+		t.Fatalf("%T: metadata only, decoded whole:\n%#v\nwant\n%#v", part, part, got)
+	case enc == nil:
+		return
+	}
+	meta := func(o protowatch.Object) *metav1.ObjectMeta {
+		return o.(metav1.ObjectMetaAccessor).GetObjectMeta().(*metav1.ObjectMeta)
+	}
+	want := newObject()
+	*meta(want) = *meta(got)
+	if !reflect.DeepEqual(part, want) {
+		t.Fatalf("%T: metadata only:\n%#v\nwant its metadata alone:\n%#v", part, part, want)
+	}
+	whole := newObject()
+	if err := whole.Unmarshal(enc); err != nil || !reflect.DeepEqual(whole, got) {
+		t.Fatalf("%T: metadata only: its encoding decodes to %#v (%v), want %#v", part, whole, err, got)
+	}
 }

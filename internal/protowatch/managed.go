@@ -47,7 +47,14 @@ func metaOf(obj Object) *metav1.ObjectMeta {
 // With encode it also returns the object's protobuf without them, a new
 // slice made from the runs it decoded; nil in the odd case of several
 // metadata fields or many runs, which the API server does not send.
-func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte, encode bool) ([]byte, error) {
+//
+// With metadataOnly it decodes only the object's metadata, and returns the
+// encoding (encode is implied) for the rest to be decoded from later; if
+// it cannot cut one, it decodes obj whole and returns nil.
+func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte, encode, metadataOnly bool) ([]byte, error) {
+	if metadataOnly {
+		encode = true
+	}
 	run := 0 // the start of the fields not yet decoded
 	metaAt, metaSize, metas := 0, 0, 0
 	var kept metaRuns
@@ -57,8 +64,10 @@ func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte, enco
 			return nil, err
 		}
 		if f.num == metadataField && f.wire == wireBytes {
-			if err := unmarshalRun(obj, b[run:i]); err != nil {
-				return nil, err
+			if !metadataOnly {
+				if err := unmarshalRun(obj, b[run:i]); err != nil {
+					return nil, err
+				}
 			}
 			if kept, err = unmarshalMeta(meta, f.val); err != nil {
 				return nil, err
@@ -68,10 +77,16 @@ func unmarshalWithoutManaged(obj Object, meta *metav1.ObjectMeta, b []byte, enco
 		}
 		i += f.size
 	}
-	if err := unmarshalRun(obj, b[run:]); err != nil {
-		return nil, err
+	if !metadataOnly {
+		if err := unmarshalRun(obj, b[run:]); err != nil {
+			return nil, err
+		}
 	}
 	if !encode || metas != 1 || kept.n > len(kept.runs) {
+		if metadataOnly { // no encoding to decode the rest from later: decode it whole now
+			*meta = metav1.ObjectMeta{} // all it holds, as nothing else was decoded
+			return unmarshalWithoutManaged(obj, meta, b, false, false)
+		}
 		return nil, nil
 	}
 	n := 0
