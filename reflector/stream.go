@@ -81,26 +81,29 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter
 	guard := r.o.clock.NewTimer(r.o.streamGuard)
 	defer guard.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-guard.C():
-			return fmt.Errorf("%w: no event for %s", errStreamUnsupported, r.o.streamGuard)
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return fmt.Errorf("%w: stream closed before the initial-events-end bookmark", errStreamUnsupported)
+		ev, ok, got := receive(ctx, w.ResultChan())
+		if !got {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-guard.C():
+				return fmt.Errorf("%w: no event for %s", errStreamUnsupported, r.o.streamGuard)
+			case ev, ok = <-w.ResultChan():
 			}
-			guard.Reset(r.o.streamGuard)
-			done, err := r.collect(ev, items, f)
-			if err != nil {
+		}
+		if !ok {
+			return fmt.Errorf("%w: stream closed before the initial-events-end bookmark", errStreamUnsupported)
+		}
+		guard.Reset(r.o.streamGuard)
+		done, err := r.collect(ev, items, f)
+		if err != nil {
+			return err
+		}
+		if done != "" {
+			if err := r.replace(items.items, done, f); err != nil {
 				return err
 			}
-			if done != "" {
-				if err := r.replace(items.items, done, f); err != nil {
-					return err
-				}
-				return r.consume(ctx, w, f)
-			}
+			return r.consume(ctx, w, f)
 		}
 	}
 }

@@ -78,24 +78,46 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardF
 	dead := r.o.clock.NewTimer(r.o.deadWatch)
 	defer dead.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-dead.C():
-			return errDeadWatch
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				if events == 0 && r.o.clock.Since(start) < shortWatch {
-					return errShortWatch
-				}
+		ev, ok, got := receive(ctx, w.ResultChan())
+		if !got {
+			select {
+			case <-ctx.Done():
 				return nil
-			}
-			events++
-			dead.Reset(r.o.deadWatch)
-			if err := r.apply(ev, f); err != nil {
-				return err
+			case <-dead.C():
+				return errDeadWatch
+			case ev, ok = <-w.ResultChan():
 			}
 		}
+		if !ok {
+			if events == 0 && r.o.clock.Since(start) < shortWatch {
+				return errShortWatch
+			}
+			return nil
+		}
+		events++
+		dead.Reset(r.o.deadWatch)
+		if err := r.apply(ev, f); err != nil {
+			return err
+		}
+	}
+}
+
+// receive takes an event that is waiting in results, unless ctx is done,
+// without the select over every channel that waiting for one takes: while
+// a watch delivers faster than it is read (a streamed list), each event
+// then costs two channel operations instead of a select. It reports false
+// if there was none, or ctx is done, for the caller to select.
+func receive(ctx context.Context, results <-chan watch.Event) (ev watch.Event, ok, got bool) {
+	select {
+	case <-ctx.Done():
+		return ev, false, false
+	default:
+	}
+	select {
+	case ev, ok = <-results:
+		return ev, ok, true
+	default:
+		return ev, false, false
 	}
 }
 

@@ -6,10 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"net/http"
 	"sync/atomic"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -52,7 +50,7 @@ func (k *Kind) KeepEncodings(e *Encodings) { k.encodings.Store(e) }
 const maxFrame = 16 << 20
 
 // Decoder reads the events of a protobuf watch stream. It implements
-// apimachinery's watch.Decoder, for watch.StreamWatcher.
+// apimachinery's watch.Decoder, for Kind.Watch or watch.StreamWatcher.
 type Decoder struct {
 	kind *Kind
 	body io.ReadCloser
@@ -83,7 +81,7 @@ const readSize = 32 << 10
 // closes when stopped or at the end of the stream. Like client-go's, it
 // ends with an ERROR event (a 500 Status) on an event it cannot decode,
 // and without one at the end of the stream, truncated or not.
-func (k *Kind) Watch(body io.ReadCloser) watch.Interface { return k.watch(k.NewDecoder(body)) }
+func (k *Kind) Watch(body io.ReadCloser) watch.Interface { return newWatcher(k.NewDecoder(body)) }
 
 // WatchList is Watch for a watch that streams a list first (a WatchList:
 // sendInitialEvents=true), for a compact cache that reads the objects of
@@ -97,17 +95,12 @@ func (k *Kind) Watch(body io.ReadCloser) watch.Interface { return k.watch(k.NewD
 func (k *Kind) WatchList(body io.ReadCloser) watch.Interface {
 	d := k.NewDecoder(body)
 	d.initial = true
-	return k.watch(d)
-}
-
-func (k *Kind) watch(d *Decoder) watch.Interface {
-	return watch.NewStreamWatcher(d,
-		apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding"))
+	return newWatcher(d)
 }
 
 // Decode returns the next event. At the end of the stream its error is
 // io.EOF, or io.ErrUnexpectedEOF in the middle of an event; errors
-// reading the stream come as they are, for StreamWatcher to tell a
+// reading the stream come as they are, for the watch to tell a
 // dropped connection from a broken event.
 func (d *Decoder) Decode() (watch.EventType, runtime.Object, error) {
 	if _, err := io.ReadFull(d.r, d.hdr[:]); err != nil {

@@ -19,8 +19,9 @@
 // the object's own protobuf. A list is the prefix and an Unknown around
 // the list's protobuf.
 //
-// Kind.Watch wraps a Decoder in apimachinery's watch.StreamWatcher, so a
-// watch ends, stops and reports a broken stream as client-go's does.
+// Kind.Watch runs a Decoder as apimachinery's watch.StreamWatcher does, so
+// a watch ends, stops and reports a broken stream as client-go's does, but
+// with a few events' buffer between the decoding goroutine and the reader.
 // Objects come out as client-go's typed clients decode them: without
 // apiVersion and kind. A Kind made with dropManagedFields also leaves out
 // metadata.managedFields, for an informer that would drop them anyway:
