@@ -123,7 +123,7 @@ func (in *input[T]) source(f *informer.Factory, namespace string, r role, owner 
 	h = wire(sw, r, inf, h)
 	preds := append([]predicate.Predicate[T]{}, in.preds...)
 	for _, p := range filters {
-		preds = append(preds, widen[T]{p})
+		preds = append(preds, predicate.ForKind[T](p))
 	}
 	return controller.Informer(inf, h, preds...), nil
 }
