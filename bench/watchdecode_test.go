@@ -133,7 +133,7 @@ func BenchmarkWatchToCache(b *testing.B) {
 				cm := obj.(*corev1.ConfigMap)
 				var data []byte
 				if keep {
-					data = table.Take(cm.ResourceVersion, cm.Namespace, cm.Name)
+					data, _ = table.Take(cm.ResourceVersion, cm.Namespace, cm.Name)
 				} else {
 					data, err = cm.Marshal()
 				}

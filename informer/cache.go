@@ -33,13 +33,16 @@ var ErrUnknownIndex = errors.New("unknown index")
 // its objects encoded instead, and its reads return objects the caller
 // owns.
 type Cache[T object.Object] struct {
-	mu       sync.RWMutex
-	items    map[string]T     // the shared form; empty when compact
-	compact  *compactStore[T] // the compact form, or nil
-	onError  func(error)      // reports a compact entry that fails to decode
-	copies   bool             // reads of the shared form return deep copies
-	indexes  map[string]*index[T]
-	syncedRV string // the resourceVersion the contents reflect, when filled through Indexer
+	mu      sync.RWMutex
+	items   map[string]T     // the shared form; empty when compact
+	compact *compactStore[T] // the compact form, or nil
+	onError func(error)      // reports a compact entry that fails to decode
+	copies  bool             // reads of the shared form return deep copies
+	indexes map[string]*index[T]
+	// funcIndexes: an index calls an IndexFunc, which may read any of an
+	// object's fields (indexes are never removed).
+	funcIndexes bool
+	syncedRV    string // the resourceVersion the contents reflect, when filled through Indexer
 	// rv, when set, owns the answer instead: an informer's FIFO knows which
 	// deltas and bookmarks have been applied.
 	rv func() string
@@ -132,6 +135,7 @@ func (c *Cache[T]) AddIndex(name string, fn IndexFunc[T]) error {
 	}
 	ix := &index[T]{fn: fn, keysByVal: make(map[string]map[string]struct{}), valsByKey: make(map[string][]string), spread: true}
 	c.indexes[name] = ix
+	c.funcIndexes = true
 	var errs []error
 	c.each(func(key string, obj T, err error) {
 		if err == nil {

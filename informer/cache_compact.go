@@ -145,11 +145,7 @@ func (s *compactStore[T]) fromWire(obj T) ([]byte, bool) {
 	if s.wire == nil || !obj.GetObjectKind().GroupVersionKind().Empty() {
 		return nil, false
 	}
-	rv, ns, name := obj.GetResourceVersion(), obj.GetNamespace(), obj.GetName()
-	if data, ok := s.wire.TakePartial(rv, ns, name); ok {
-		return data, true
-	}
-	return s.wire.Take(rv, ns, name), false
+	return s.wire.Take(obj.GetResourceVersion(), obj.GetNamespace(), obj.GetName())
 }
 
 func (s *compactStore[T]) remember(key string, obj T) {

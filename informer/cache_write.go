@@ -38,7 +38,7 @@ type prior[T object.Object] struct {
 // had), and the error names it.
 func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error) {
 	if c.compact != nil {
-		if obj, err = c.compact.put(key, obj, recent, c.indexFuncs(), &old); err != nil {
+		if obj, err = c.compact.put(key, obj, recent, c.funcIndexes, &old); err != nil {
 			return prior[T]{notStored: true}, err
 		}
 	} else {
@@ -56,15 +56,14 @@ func (c *Cache[T]) put(key string, obj T, recent bool) (old prior[T], err error)
 	return old, err
 }
 
-// indexFuncs reports whether c has an index that calls an IndexFunc, which
-// may read any of an object's fields. c.mu must be held.
-func (c *Cache[T]) indexFuncs() bool {
-	for _, ix := range c.indexes {
-		if ix.fn != nil {
-			return true
-		}
+// dropPartial forgets the bytes of partly decoded objects that a list
+// which failed half way left behind, once the first list is in.
+func (c *Cache[T]) dropPartial() {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.compact != nil && c.compact.wire != nil {
+		c.compact.wire.DropPartial()
 	}
-	return false
 }
 
 // remove deletes key, returning what it held. c.mu must be held for writing.

@@ -156,5 +156,5 @@ func (inf *Informer[T]) metadataList() bool {
 	c := inf.cache
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return !c.indexFuncs()
+	return !c.funcIndexes
 }

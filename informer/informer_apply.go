@@ -94,9 +94,7 @@ func (inf *Informer[T]) listDone(src *source[T]) {
 	src.listApplied = false
 	if inf.listed(src) && !inf.initialApplied {
 		inf.initialApplied = true
-		if c := inf.cache.compact; c != nil && c.wire != nil {
-			c.wire.DropPartial() // a list that failed half way left its objects' bytes
-		}
+		inf.cache.dropPartial()
 		inf.sync.setSynced()
 		for l := range inf.listeners {
 			l.markSynced()

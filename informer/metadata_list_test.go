@@ -214,8 +214,11 @@ func TestCompactCacheDecodesPartialObjectsWhereNeeded(t *testing.T) {
 		t.Fatalf("put(cm-1, recent) = %+v, %v; want it decoded whole", old, err)
 	}
 	// An index of one's own: decoded whole before it is indexed.
-	c.indexes["k"] = &index[*corev1.ConfigMap]{fn: func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Data["k"]}, nil },
-		keysByVal: map[string]map[string]struct{}{}, valsByKey: map[string][]string{}, spread: true}
+	c.mu.Unlock() // AddIndex takes it
+	if err := c.AddIndex("k", func(cm *corev1.ConfigMap) ([]string, error) { return []string{cm.Data["k"]}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
 	old, err = c.put(ns+"/cm-2", objs[2], false)
 	if err != nil || old.partial || old.whole == nil {
 		t.Fatalf("put(cm-2, indexed) = %+v, %v; want it decoded whole", old, err)

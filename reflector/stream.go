@@ -81,17 +81,13 @@ func (r *Reflector[T]) streamFrom(ctx context.Context, rv string, f *shardFilter
 	guard := r.o.clock.NewTimer(r.o.streamGuard)
 	defer guard.Stop()
 	for {
-		ev, ok, got := receive(ctx, w.ResultChan())
-		if !got {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-guard.C():
-				return fmt.Errorf("%w: no event for %s", errStreamUnsupported, r.o.streamGuard)
-			case ev, ok = <-w.ResultChan():
-			}
-		}
-		if !ok {
+		ev, ok, woke := next(ctx, w.ResultChan(), guard.C())
+		switch {
+		case woke == cancelled:
+			return nil
+		case woke == timedOut:
+			return fmt.Errorf("%w: no event for %s", errStreamUnsupported, r.o.streamGuard)
+		case !ok:
 			return fmt.Errorf("%w: stream closed before the initial-events-end bookmark", errStreamUnsupported)
 		}
 		guard.Reset(r.o.streamGuard)

@@ -78,17 +78,13 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardF
 	dead := r.o.clock.NewTimer(r.o.deadWatch)
 	defer dead.Stop()
 	for {
-		ev, ok, got := receive(ctx, w.ResultChan())
-		if !got {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-dead.C():
-				return errDeadWatch
-			case ev, ok = <-w.ResultChan():
-			}
-		}
-		if !ok {
+		ev, ok, woke := next(ctx, w.ResultChan(), dead.C())
+		switch {
+		case woke == cancelled:
+			return nil
+		case woke == timedOut:
+			return errDeadWatch
+		case !ok:
 			if events == 0 && r.o.clock.Since(start) < shortWatch {
 				return errShortWatch
 			}
@@ -102,22 +98,39 @@ func (r *Reflector[T]) consume(ctx context.Context, w watch.Interface, f *shardF
 	}
 }
 
-// receive takes an event that is waiting in results, unless ctx is done,
-// without the select over every channel that waiting for one takes: while
-// a watch delivers faster than it is read (a streamed list), each event
-// then costs two channel operations instead of a select. It reports false
-// if there was none, or ctx is done, for the caller to select.
-func receive(ctx context.Context, results <-chan watch.Event) (ev watch.Event, ok, got bool) {
+// wake is why next returned.
+type wake uint8
+
+const (
+	received  wake = iota // an event, or the end of the watch (ok false)
+	cancelled             // ctx is done
+	timedOut              // timeout fired first
+)
+
+// next waits for the next event of results, ctx or timeout. An event
+// already waiting is taken without the select over all three: while a
+// watch delivers faster than it is read (a streamed list), each event then
+// costs two channel operations instead of a select. ctx is checked first,
+// so a relist asked for (SetShardSelector) is not held up by a full
+// channel.
+func next(ctx context.Context, results <-chan watch.Event, timeout <-chan time.Time) (ev watch.Event, ok bool, woke wake) {
 	select {
 	case <-ctx.Done():
-		return ev, false, false
+		return ev, false, cancelled
 	default:
 	}
 	select {
 	case ev, ok = <-results:
-		return ev, ok, true
+		return ev, ok, received
 	default:
-		return ev, false, false
+	}
+	select {
+	case <-ctx.Done():
+		return ev, false, cancelled
+	case <-timeout:
+		return ev, false, timedOut
+	case ev, ok = <-results:
+		return ev, ok, received
 	}
 }
 

@@ -88,10 +88,11 @@ func (k *Kind) Watch(body io.ReadCloser) watch.Interface { return newWatcher(k.N
 // its initial list only to file their bytes under their keys. Until the
 // first bookmark (the end of the initial events, or one before it), an
 // ADDED event's object comes out with only its ObjectMeta decoded, and
-// its encoding is kept in the Encodings for TakePartial, which only gives
-// it out for that very object; the cache decodes the rest from it when it
-// needs it whole. An object whose encoding cannot be cut, and every object
-// when k does not drop managedFields or keeps no encodings, comes out whole.
+// its encoding is kept in the Encodings, whose Take gives it out, marked
+// partial, only for that very object; the cache decodes the rest from it
+// when it needs it whole. An object whose encoding cannot be cut, and
+// every object when k does not drop managedFields or keeps no encodings,
+// comes out whole.
 func (k *Kind) WatchList(body io.ReadCloser) watch.Interface {
 	d := k.NewDecoder(body)
 	d.initial = true

@@ -68,9 +68,18 @@ func (e *Encodings) keep(rv, namespace, name string, data []byte) {
 
 // Take returns, and forgets, the encoding kept for the object of
 // namespace and name at resourceVersion rv, or nil. The caller owns it.
-func (e *Encodings) Take(rv, namespace, name string) []byte {
+// partial reports that a WatchList decoded only the object's metadata:
+// the encoding then holds the rest of it.
+func (e *Encodings) Take(rv, namespace, name string) (data []byte, partial bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if enc, ok := e.partial[rv]; ok && enc.namespace == namespace && enc.name == name {
+		delete(e.partial, rv)
+		if len(e.partial) == 0 {
+			e.partial = nil // a Go map keeps its memory: let the list's go
+		}
+		return enc.data, true
+	}
 	for _, m := range [2]map[string]encoding{e.cur, e.prev} {
 		if enc, ok := m[rv]; ok {
 			delete(m, rv)
@@ -78,12 +87,12 @@ func (e *Encodings) Take(rv, namespace, name string) []byte {
 				e.cur, e.prev, e.grown = nil, nil, false
 			}
 			if enc.namespace == namespace && enc.name == name {
-				return enc.data
+				return enc.data, false
 			}
-			return nil // another object's: of no use to anyone now
+			return nil, false // another object's: of no use to anyone now
 		}
 	}
-	return nil
+	return nil, false
 }
 
 // Len returns how many encodings are waiting to be taken.
@@ -110,24 +119,6 @@ func (e *Encodings) keepPartial(rv, namespace, name string, data []byte) bool {
 	}
 	e.partial[rv] = encoding{namespace: namespace, name: name, data: data}
 	return true
-}
-
-// TakePartial returns, and forgets, the encoding of the object of
-// namespace and name at resourceVersion rv if a WatchList decoded only its
-// metadata: the object's whole encoding, which the caller owns. It reports
-// false for any other object.
-func (e *Encodings) TakePartial(rv, namespace, name string) ([]byte, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	enc, ok := e.partial[rv]
-	if !ok || enc.namespace != namespace || enc.name != name {
-		return nil, false
-	}
-	delete(e.partial, rv)
-	if len(e.partial) == 0 {
-		e.partial = nil // a Go map keeps its memory: let the list's go
-	}
-	return enc.data, true
 }
 
 // DropPartial forgets the encodings of partly decoded objects nobody

@@ -30,7 +30,7 @@ func TestEncodingsDecodeToTheObjects(t *testing.T) {
 			}
 			for _, ev := range got[:2] {
 				cm := ev.Object.(*corev1.ConfigMap)
-				data := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name)
+				data := take(t, e, cm.ResourceVersion, cm.Namespace, cm.Name)
 				if data == nil {
 					t.Fatalf("%s event: no encoding kept", ev.Type)
 				}
@@ -86,7 +86,7 @@ func TestEncodingsCutEveryManagedFieldsRun(t *testing.T) {
 	if cm.Annotations["x"] != "y" || cm.ManagedFields != nil || cm.Data["k"] != "v" || cm.Name != "a" {
 		t.Fatalf("decoded %#v", cm)
 	}
-	enc := e.Take("10", "ns", "a")
+	enc := take(t, e, "10", "ns", "a")
 	if enc == nil {
 		t.Fatal("no encoding kept")
 	}
@@ -133,21 +133,21 @@ func TestEncodingsTakeChecksTheObject(t *testing.T) {
 	e := protowatch.NewEncodings()
 	k.KeepEncodings(e)
 	drain(k.Watch(body(stream)))
-	if e.Take("10", "ns", "b") != nil {
+	if take(t, e, "10", "ns", "b") != nil {
 		t.Fatal("an encoding was given for another object at the same resourceVersion")
 	}
 	if e.Len() != 0 {
 		t.Fatal("a mismatched encoding was kept: it can only be stale")
 	}
 	drain(k.Watch(body(stream)))
-	if e.Take("11", "ns", "a") != nil || e.Take("10", "other", "a") != nil {
+	if take(t, e, "11", "ns", "a") != nil || take(t, e, "10", "other", "a") != nil {
 		t.Fatal("an encoding was given for another resourceVersion or namespace")
 	}
 	drain(k.Watch(body(stream)))
-	if e.Take("10", "ns", "a") == nil {
+	if take(t, e, "10", "ns", "a") == nil {
 		t.Fatal("no encoding for the object decoded")
 	}
-	if e.Take("10", "ns", "a") != nil {
+	if take(t, e, "10", "ns", "a") != nil {
 		t.Fatal("an encoding was given twice")
 	}
 	k.KeepEncodings(nil)
@@ -168,11 +168,11 @@ func TestEncodingsAreBounded(t *testing.T) {
 			t.Fatalf("%d encodings kept, want at most %d", n, 2*gen)
 		}
 	}
-	if e.Take("0", "ns", "o") != nil {
+	if take(t, e, "0", "ns", "o") != nil {
 		t.Fatal("the oldest encoding is still kept")
 	}
 	last := fmt.Sprint(5*gen - 1)
-	if got := e.Take(last, "ns", "o"); len(got) != 1 || got[0] != byte(5*gen-1) {
+	if got := take(t, e, last, "ns", "o"); len(got) != 1 || got[0] != byte(5*gen-1) {
 		t.Fatalf("the latest encoding is %v", got)
 	}
 }
@@ -183,7 +183,7 @@ func TestEncodingsAreBounded(t *testing.T) {
 func TestEncodingsLetGoOfLargeTablesWhenEmpty(t *testing.T) {
 	e := protowatch.NewEncodingsOf(1000)
 	protowatch.Keep(e, "1", "ns", "o", []byte{1})
-	e.Take("1", "ns", "o")
+	take(t, e, "1", "ns", "o")
 	if protowatch.Released(e) {
 		t.Fatal("a table that held one encoding was let go")
 	}
@@ -192,7 +192,7 @@ func TestEncodingsLetGoOfLargeTablesWhenEmpty(t *testing.T) {
 		protowatch.Keep(e, fmt.Sprint(i), "ns", "o", []byte{byte(i)})
 	}
 	for i := range n {
-		if got := e.Take(fmt.Sprint(i), "ns", "o"); len(got) != 1 || got[0] != byte(i) {
+		if got := take(t, e, fmt.Sprint(i), "ns", "o"); len(got) != 1 || got[0] != byte(i) {
 			t.Fatalf("encoding %d is %v", i, got)
 		}
 		if released := protowatch.Released(e); released != (i == n-1) {
@@ -200,13 +200,13 @@ func TestEncodingsLetGoOfLargeTablesWhenEmpty(t *testing.T) {
 		}
 	}
 	protowatch.Keep(e, "next", "ns", "o", []byte{9})
-	if got := e.Take("next", "ns", "o"); len(got) != 1 || got[0] != 9 {
+	if got := take(t, e, "next", "ns", "o"); len(got) != 1 || got[0] != 9 {
 		t.Fatalf("after the tables were let go, an encoding kept and taken is %v", got)
 	}
 }
 
 // A WatchList's ADDED events before the first bookmark decode only their
-// objects' metadata, their whole encoding kept for TakePartial; every
+// objects' metadata, their whole encoding kept for Take, which says so; every
 // event after it, and every event of a plain Watch, decodes whole.
 func TestWatchListDecodesMetadataUntilTheBookmark(t *testing.T) {
 	bookmark := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{ResourceVersion: "12",
@@ -232,15 +232,12 @@ func TestWatchListDecodesMetadataUntilTheBookmark(t *testing.T) {
 		if cm.Data != nil || cm.BinaryData != nil || !reflect.DeepEqual(cm.ObjectMeta, want.ObjectMeta) {
 			t.Fatalf("initial event %d: %#v, want the metadata of %#v alone", i, cm, want)
 		}
-		if data := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name); data != nil {
-			t.Fatalf("initial event %d: its encoding is among the whole objects'", i)
-		}
-		data, ok := e.TakePartial(cm.ResourceVersion, cm.Namespace, cm.Name)
+		data, partial := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name)
 		var back corev1.ConfigMap
-		if !ok || back.Unmarshal(data) != nil || !reflect.DeepEqual(&back, want) {
-			t.Fatalf("initial event %d: TakePartial = %v, decoding to %#v; want %#v", i, ok, &back, want)
+		if !partial || back.Unmarshal(data) != nil || !reflect.DeepEqual(&back, want) {
+			t.Fatalf("initial event %d: Take says partial %v, decoding to %#v; want %#v", i, partial, &back, want)
 		}
-		if _, ok := e.TakePartial(cm.ResourceVersion, cm.Namespace, cm.Name); ok {
+		if data, _ := e.Take(cm.ResourceVersion, cm.Namespace, cm.Name); data != nil {
 			t.Fatalf("initial event %d: taken twice", i)
 		}
 	}
@@ -249,8 +246,8 @@ func TestWatchListDecodesMetadataUntilTheBookmark(t *testing.T) {
 			t.Fatalf("event %d after the bookmark: %#v, want %#v", i, got[i], whole[i])
 		}
 	}
-	if _, ok := e.TakePartial("13", "ns", "c"); ok {
-		t.Fatal("an ADDED event after the bookmark was taken as partial")
+	if data, partial := e.Take("13", "ns", "c"); data == nil || partial {
+		t.Fatalf("an ADDED event after the bookmark: its encoding %d bytes, partial %v; want a whole object's", len(data), partial)
 	}
 
 	// Without encodings kept, nothing could hold the rest: all whole.
@@ -274,14 +271,25 @@ func TestWatchListKeepsOnePartialEncodingPerResourceVersion(t *testing.T) {
 	if len(got) != 2 || got[0].Object.(*corev1.ConfigMap).Data != nil || got[1].Object.(*corev1.ConfigMap).Data == nil {
 		t.Fatalf("events %#v: want a partial a and a whole b", got)
 	}
-	if _, ok := e.TakePartial("10", "ns", "b"); ok {
-		t.Fatal("b's TakePartial gave a's encoding")
+	if data, _ := e.Take("10", "ns", "b"); data != nil {
+		t.Fatal("b's Take gave a's encoding")
 	}
-	if _, ok := e.TakePartial("10", "ns", "a"); !ok {
+	if _, partial := e.Take("10", "ns", "a"); !partial {
 		t.Fatal("a's encoding is gone")
 	}
 	e.DropPartial()
 	if n := e.Len(); n != 0 {
 		t.Fatalf("%d encodings after DropPartial", n)
 	}
+}
+
+// take returns what Encodings.Take gives for a whole object: its
+// encoding, which must not be reported partial.
+func take(t testing.TB, e *protowatch.Encodings, rv, namespace, name string) []byte {
+	t.Helper()
+	data, partial := e.Take(rv, namespace, name)
+	if partial {
+		t.Fatalf("%s/%s at %s: a whole object's encoding taken as a partial one's", namespace, name, rv)
+	}
+	return data
 }

@@ -209,7 +209,7 @@ func checkDropped(t *testing.T, stream []byte, fr [][]byte, got []result) {
 		if cm, ok := g.obj.(*corev1.ConfigMap); ok {
 			cm.ManagedFields = nil
 			back := d.obj.(*corev1.ConfigMap)
-			if enc := e.Take(back.ResourceVersion, back.Namespace, back.Name); enc != nil && d.typ != watch.Deleted {
+			if enc, _ := e.Take(back.ResourceVersion, back.Namespace, back.Name); enc != nil && d.typ != watch.Deleted {
 				var fromEnc corev1.ConfigMap
 				if err := fromEnc.Unmarshal(enc); err != nil || !reflect.DeepEqual(&fromEnc, back) {
 					t.Fatalf("event %d: the encoding kept decodes to %#v (%v), want %#v", i, &fromEnc, err, back)
